@@ -1,0 +1,244 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import NIOSSL
+
+/// Opens connections: DNS, TCP (each resolved address in turn), TLS with the verification
+/// hook, and the HTTP/1.1 pipeline. Records the timings of each phase.
+struct ConnectionFactory: Sendable {
+    let configuration: EngineConfiguration
+    let group: any EventLoopGroup
+    private let sslContext: NIOSSLContext?
+    private let usesCustomVerifier: Bool
+
+    init(configuration: EngineConfiguration, group: any EventLoopGroup) throws(EngineError) {
+        self.configuration = configuration
+        self.group = group
+        self.usesCustomVerifier = configuration.tls.verifier != nil
+        do {
+            self.sslContext = try NIOSSLContext(configuration: Self.makeTLSConfiguration(configuration.tls))
+        } catch {
+            throw .tlsHandshakeFailed("invalid TLS configuration: \(error)")
+        }
+    }
+
+    static func makeTLSConfiguration(_ tls: EngineTLSConfiguration) throws -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = tls.minimumTLSVersion
+        configuration.applicationProtocols = ["http/1.1"]
+        var roots: [NIOSSLTrustRoots] = []
+        if tls.trustsSystemRoots { roots.append(.default) }
+        if !tls.additionalTrustRootsDER.isEmpty {
+            let certificates = try tls.additionalTrustRootsDER.map { try NIOSSLCertificate(bytes: $0, format: .der) }
+            roots.append(.certificates(certificates))
+        }
+        if roots.count == 1, let only = roots.first {
+            configuration.trustRoots = only
+        } else if roots.isEmpty {
+            configuration.trustRoots = .certificates([])
+        } else {
+            configuration.trustRoots = .default
+            let extra = try tls.additionalTrustRootsDER.map { try NIOSSLCertificate(bytes: $0, format: .der) }
+            configuration.additionalTrustRoots = [.certificates(extra)]
+        }
+        if tls.verifier != nil {
+            // The verifier decides everything, host name included.
+            configuration.certificateVerification = .noHostnameVerification
+        }
+        if let identity = tls.clientIdentity {
+            configuration.certificateChain = try identity.certificateChainDER.map {
+                .certificate(try NIOSSLCertificate(bytes: $0, format: .der))
+            }
+            configuration.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyDER, format: .der))
+        }
+        return configuration
+    }
+
+    /// Opens a ready-to-use connection for `key`.
+    func makeConnection(
+        id: ConnectionPoolStateMachine.ConnectionID,
+        key: ConnectionKey,
+        deadline: NIODeadline
+    ) async throws(EngineError) -> HTTP1Connection {
+        var info = ConnectionInfo()
+        let addresses: [SocketAddress]
+        if (try? SocketAddress(ipAddress: key.host, port: key.port)) != nil {
+            addresses = try await HostResolver.resolve(host: key.host, port: key.port)
+        } else {
+            info.domainLookupStart = Date()
+            addresses = try await HostResolver.resolve(host: key.host, port: key.port)
+            info.domainLookupEnd = Date()
+        }
+        info.connectStart = Date()
+        var lastError = EngineError.cannotConnect(host: key.host, port: key.port, reason: "no address")
+        for address in addresses {
+            guard NIODeadline.now() < deadline else { throw .timedOut(.connect) }
+            do {
+                return try await connect(id: id, key: key, address: address, info: info, deadline: deadline)
+            } catch {
+                lastError = error
+                switch error {
+                case .cannotConnect: continue
+                default: throw error
+                }
+            }
+        }
+        throw lastError
+    }
+
+    private func connect(
+        id: ConnectionPoolStateMachine.ConnectionID,
+        key: ConnectionKey,
+        address: SocketAddress,
+        info: ConnectionInfo,
+        deadline: NIODeadline
+    ) async throws(EngineError) -> HTTP1Connection {
+        let remaining = deadline - .now()
+        let decompressionSize: Int?
+        let decompressor: NIOHTTPResponseDecompressor.Type?
+        let ratio: Int
+        switch configuration.decompression {
+        case .disabled:
+            decompressionSize = nil
+            decompressor = nil
+            ratio = 0
+        case .enabled(let maxRatio, let maximumSize):
+            decompressionSize = maximumSize
+            decompressor = NIOHTTPResponseDecompressor.self
+            ratio = maxRatio
+        }
+        let useTLS = key.scheme == .https
+        let sslContext = self.sslContext
+        let verifier = configuration.tls.verifier
+        let serverHostname: String? = (try? SocketAddress(ipAddress: key.host, port: 0)) == nil ? key.host : nil
+        let host = key.host
+
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(remaining)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                do {
+                    let sync = channel.pipeline.syncOperations
+                    let handler = HTTP1ConnectionHandler(decompressionMaximumSize: decompressionSize)
+                    if useTLS, let sslContext {
+                        let tlsHandler: NIOSSLClientHandler
+                        if let verifier {
+                            let loopHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                            tlsHandler = try NIOSSLClientHandler(
+                                context: sslContext,
+                                serverHostname: serverHostname
+                            ) { certificates, promise in
+                                let chain = certificates.compactMap { try? $0.toDERBytes() }
+                                let eventLoop = channel.eventLoop
+                                Task {
+                                    let decision = await verifier.verify(chain: chain, host: host)
+                                    eventLoop.execute {
+                                        switch decision {
+                                        case .trust:
+                                            promise.succeed(.certificateVerified)
+                                        case .reject(let reason):
+                                            loopHandler.value.trustRejection = .serverTrustRejected(
+                                                host: host,
+                                                reason: reason
+                                            )
+                                            promise.succeed(.failed)
+                                        }
+                                    }
+                                }
+                            }
+                        } else {
+                            tlsHandler = try NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname)
+                        }
+                        try sync.addHandler(tlsHandler)
+                    }
+                    try sync.addHandler(HTTPRequestEncoder())
+                    try sync.addHandler(
+                        ByteToMessageHandler(
+                            HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
+                        )
+                    )
+                    if decompressor != nil {
+                        try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
+                    }
+                    try sync.addHandler(handler)
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(to: address).get()
+        } catch let error as ChannelError {
+            if case .connectTimeout = error { throw .timedOut(.connect) }
+            throw .cannotConnect(host: key.host, port: key.port, reason: "\(error)")
+        } catch {
+            throw .cannotConnect(host: key.host, port: key.port, reason: Self.describe(error))
+        }
+
+        let tlsStart = Date()
+        let baseInfo = info
+        do {
+            // Wait for the TLS handshake (if any) within the connect deadline.
+            let ready: EventLoopFuture<NIOLoopBound<HTTP1ConnectionHandler>> = channel.eventLoop.flatSubmit {
+                let promise = channel.eventLoop.makePromise(of: Void.self)
+                let handler: HTTP1ConnectionHandler
+                do {
+                    handler = try channel.pipeline.syncOperations.handler(type: HTTP1ConnectionHandler.self)
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                let timeout = channel.eventLoop.scheduleTask(deadline: deadline) {
+                    promise.fail(EngineError.timedOut(.connect))
+                    channel.close(promise: nil)
+                }
+                promise.futureResult.whenComplete { _ in timeout.cancel() }
+                handler.waitUntilReady(tls: useTLS, promise: promise)
+                let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                return promise.futureResult.map {
+                    let connectEnd = Date()
+                    var info = baseInfo
+                    info.connectEnd = connectEnd
+                    if useTLS {
+                        info.secureConnectionStart = tlsStart
+                        info.secureConnectionEnd = connectEnd
+                        if let tls = try? channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) {
+                            info.tlsProtocolVersion = tls.tlsVersion.map(Self.describe)
+                        }
+                    }
+                    info.localAddress = .init(ip: channel.localAddress?.ipAddress, port: channel.localAddress?.port)
+                    info.remoteAddress = .init(ip: channel.remoteAddress?.ipAddress, port: channel.remoteAddress?.port)
+                    bound.value.info = info
+                    return bound
+                }
+            }
+            let handler = try await ready.get()
+            return HTTP1Connection(id: id, key: key, channel: channel, handler: handler)
+        } catch {
+            channel.close(promise: nil)
+            throw EngineErrorMapping.map(error)
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let ioError = error as? IOError {
+            return String(cString: strerror(ioError.errnoCode))
+        }
+        if let connectionErrors = error as? NIOConnectionError, let first = connectionErrors.connectionErrors.first {
+            return describe(first.error)
+        }
+        return "\(error)"
+    }
+
+    static func describe(_ version: TLSVersion) -> String {
+        switch version {
+        case .tlsv1: return "TLSv1.0"
+        case .tlsv11: return "TLSv1.1"
+        case .tlsv12: return "TLSv1.2"
+        case .tlsv13: return "TLSv1.3"
+        }
+    }
+}

@@ -1,0 +1,282 @@
+import NIOCore
+import Synchronization
+
+/// Performs what ``ConnectionPoolStateMachine`` decides: opens connections, hands them to
+/// requests, parks them with an idle timer, closes them, and fails waiters on shutdown.
+///
+/// The decisions happen under one lock; every action (I/O, callbacks) runs after it is released.
+final class ConnectionPool: Sendable {
+    private struct State {
+        var machine: ConnectionPoolStateMachine
+        var waiters: [ConnectionPoolStateMachine.WaiterID: RequestExecution] = [:]
+        var connections: [ConnectionPoolStateMachine.ConnectionID: HTTP1Connection] = [:]
+        var nextWaiterID = 0
+    }
+
+    private let state: Mutex<State>
+    private let factory: ConnectionFactory
+    private let configuration: EngineConfiguration
+    private let shutdownPromiseLock = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    init(configuration: EngineConfiguration, factory: ConnectionFactory) {
+        self.configuration = configuration
+        self.factory = factory
+        self.state = Mutex(
+            State(
+                machine: ConnectionPoolStateMachine(
+                    maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+                    maximumIdleConnectionsPerHost: configuration.maximumIdleConnectionsPerHost
+                )
+            )
+        )
+    }
+
+    func makeWaiterID() -> ConnectionPoolStateMachine.WaiterID {
+        state.withLock { state in
+            state.nextWaiterID += 1
+            return .init(raw: state.nextWaiterID)
+        }
+    }
+
+    /// Open connections (idle or busy), for tests and diagnostics.
+    var openConnectionCount: Int {
+        state.withLock { $0.connections.count }
+    }
+
+    // MARK: - Requests
+
+    func submit(_ execution: RequestExecution) {
+        guard execution.markQueued() else { return }
+        enum Next {
+            case run(HTTP1Connection)
+            case create(ConnectionPoolStateMachine.ConnectionID)
+            case wait
+            case fail
+        }
+        let next: Next = state.withLock { state in
+            switch state.machine.requestConnection(for: execution.key, waiter: execution.waiterID) {
+            case .lease(let id):
+                guard let connection = state.connections[id] else { return .fail }
+                return .run(connection)
+            case .createConnection:
+                state.waiters[execution.waiterID] = execution
+                return .create(state.machine.makeConnectionID())
+            case .enqueued:
+                state.waiters[execution.waiterID] = execution
+                return .wait
+            case .failShutDown:
+                return .fail
+            }
+        }
+        switch next {
+        case .run(let connection):
+            run(execution, on: connection)
+        case .create(let id):
+            openConnection(id: id, key: execution.key)
+        case .wait:
+            break
+        case .fail:
+            execution.finish(.failure(.shutDown), metrics: nil)
+        }
+    }
+
+    private func run(_ execution: RequestExecution, on connection: HTTP1Connection) {
+        guard execution.markRunning(on: connection) else {
+            // Cancelled while being handed over: the connection is still clean.
+            release(connection, reusable: true)
+            return
+        }
+        connection.execute(execution)
+    }
+
+    /// Cancels (or times out) a request wherever it is.
+    func abort(_ execution: RequestExecution, with error: EngineError) {
+        switch execution.phase {
+        case .created:
+            execution.finish(.failure(error), metrics: nil)
+        case .queued:
+            let removed = state.withLock { state in
+                let removed = state.machine.cancelWaiter(execution.waiterID, key: execution.key)
+                if removed { state.waiters[execution.waiterID] = nil }
+                return removed
+            }
+            if removed {
+                execution.finish(.failure(error), metrics: nil)
+            } else if case .running(let connection) = execution.phase {
+                connection.abort(execution, with: error)
+            } else {
+                execution.finish(.failure(error), metrics: nil)
+            }
+        case .running(let connection):
+            connection.abort(execution, with: error)
+        case .finished:
+            break
+        }
+    }
+
+    func setPaused(_ execution: RequestExecution, reading: Bool?, upload: Bool?) {
+        if let connection = execution.setPaused(reading: reading, upload: upload) {
+            connection.pauseStateChanged(execution)
+        }
+    }
+
+    // MARK: - Connections
+
+    private func openConnection(id: ConnectionPoolStateMachine.ConnectionID, key: ConnectionKey) {
+        let deadline = NIODeadline.now() + configuration.connectTimeout
+        Task {
+            do {
+                let connection = try await factory.makeConnection(id: id, key: key, deadline: deadline)
+                connectionEstablished(connection)
+            } catch let error as EngineError {
+                connectionFailed(key: key, error: error)
+            } catch {
+                connectionFailed(key: key, error: EngineErrorMapping.map(error))
+            }
+        }
+    }
+
+    private func connectionEstablished(_ connection: HTTP1Connection) {
+        let pool = self
+        let registered: Bool = state.withLock { state in
+            if state.machine.isShutDown { return false }
+            state.connections[connection.id] = connection
+            return true
+        }
+        guard registered else {
+            connection.channel.close(promise: nil)
+            _ = state.withLock { $0.machine.connectionEstablished(connection.id, key: connection.key) }
+            return
+        }
+        // Wire the handler's callbacks before the connection carries its first request. On the
+        // loop, so a close can't slip between the check and the wiring.
+        connection.eventLoop.execute {
+            guard connection.channel.isActive else {
+                pool.state.withLock { _ = $0.connections.removeValue(forKey: connection.id) }
+                pool.connectionFailed(
+                    key: connection.key,
+                    error: .connectionLost("the server closed the connection right after it opened")
+                )
+                return
+            }
+            connection.installCallbacks(
+                onRequestEnded: { reusable in pool.release(connection, reusable: reusable) },
+                onClosed: { pool.connectionClosed(connection) },
+                onRetry: { execution in pool.retry(execution) }
+            )
+            let action = pool.state.withLock { $0.machine.connectionEstablished(connection.id, key: connection.key) }
+            pool.perform(action, connection: connection)
+        }
+    }
+
+    private func connectionFailed(key: ConnectionKey, error: EngineError) {
+        let (action, waiter, retryID): (
+            ConnectionPoolStateMachine.FailureAction, RequestExecution?, ConnectionPoolStateMachine.ConnectionID?
+        ) = state.withLock { state in
+            let action = state.machine.connectionFailed(key: key)
+            guard case .failWaiter(let id, let retryKey) = action else { return (action, nil, nil) }
+            let waiter = state.waiters.removeValue(forKey: id)
+            let retryID = retryKey == nil ? nil : state.machine.makeConnectionID()
+            return (action, waiter, retryID)
+        }
+        _ = action
+        waiter?.finish(.failure(error), metrics: nil)
+        if let retryID {
+            openConnection(id: retryID, key: key)
+        }
+    }
+
+    func release(_ connection: HTTP1Connection, reusable: Bool) {
+        let action = state.withLock { $0.machine.releaseConnection(connection.id, reusable: reusable) }
+        perform(action, connection: connection)
+    }
+
+    private func connectionClosed(_ connection: HTTP1Connection) {
+        let replacement: (ConnectionPoolStateMachine.ConnectionID, ConnectionKey)? = state.withLock { state in
+            state.connections[connection.id] = nil
+            guard let key = state.machine.connectionClosed(connection.id) else { return nil }
+            return (state.machine.makeConnectionID(), key)
+        }
+        if let replacement {
+            openConnection(id: replacement.0, key: replacement.1)
+        }
+        notifyShutdownWaitersIfDone()
+    }
+
+    /// A reused connection died under an idempotent request before any answer: send it once
+    /// more on another connection. Returns false when it must fail instead.
+    private func retry(_ execution: RequestExecution) -> Bool {
+        guard execution.mayRetry() else { return false }
+        submit(execution)
+        return true
+    }
+
+    private func perform(_ action: ConnectionPoolStateMachine.ConnectionAction, connection: HTTP1Connection) {
+        switch action {
+        case .none:
+            break
+        case .lease(_, let waiterID):
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: waiterID) }
+            if let waiter {
+                run(waiter, on: connection)
+            } else {
+                release(connection, reusable: true)
+            }
+        case .park:
+            if connection.markIdle() {
+                armIdleTimer(connection, at: .now() + configuration.connectionIdleTimeout)
+            }
+        case .close:
+            connection.close()
+        }
+    }
+
+    private func armIdleTimer(_ connection: HTTP1Connection, at deadline: NIODeadline) {
+        let timeout = configuration.connectionIdleTimeout
+        connection.eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+            guard let self, let idleSince = connection.idleTimerFired() else { return }
+            let due = idleSince + timeout
+            if due <= .now() {
+                let action = self.state.withLock { $0.machine.idleTimeoutFired(connection.id) }
+                self.perform(action, connection: connection)
+            } else {
+                self.armIdleTimer(connection, at: due)
+            }
+        }
+    }
+
+    // MARK: - Shutdown
+
+    func shutdown() async {
+        let (action, waiters, connections): (
+            ConnectionPoolStateMachine.ShutdownAction, [RequestExecution], [HTTP1Connection]
+        ) = state.withLock { state in
+            let action = state.machine.shutdown()
+            let waiters = action.fail.compactMap { state.waiters.removeValue(forKey: $0) }
+            return (action, waiters, Array(state.connections.values))
+        }
+        _ = action
+        for waiter in waiters {
+            waiter.finish(.failure(.shutDown), metrics: nil)
+        }
+        for connection in connections {
+            connection.close()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            shutdownPromiseLock.withLock { $0.append(continuation) }
+            notifyShutdownWaitersIfDone()
+        }
+    }
+
+    private func notifyShutdownWaitersIfDone() {
+        let done = state.withLock { $0.machine.isShutDown && $0.connections.isEmpty }
+        guard done else { return }
+        let continuations = shutdownPromiseLock.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+        for continuation in continuations {
+            continuation.resume()
+        }
+    }
+}

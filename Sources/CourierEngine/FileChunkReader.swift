@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NIOPosix
+
+/// Reads a file in chunks with `pread` on NIO's thread pool: a request body streamed from disk
+/// without loading it whole and without blocking an event loop.
+final class FileChunkReader: Sendable {
+    let path: String
+    private let descriptor: Int32
+
+    init(path: String) throws(EngineError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw .invalidBody("cannot read file \(path): \(String(cString: strerror(errno)))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .invalidBody("\(path) is not a regular file")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw .invalidBody("cannot open file \(path): \(String(cString: strerror(errno)))")
+        }
+        self.path = path
+        self.descriptor = fd
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Reads up to `count` bytes at `offset`; an empty buffer means end of file.
+    func read(at offset: Int64, count: Int, allocator: ByteBufferAllocator) async throws -> ByteBuffer {
+        let fd = descriptor
+        let path = self.path
+        return try await NIOThreadPool.singleton.runIfActive {
+            var buffer = allocator.buffer(capacity: count)
+            let readCount = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
+                let result = pread(fd, pointer.baseAddress, count, off_t(offset))
+                guard result >= 0 else {
+                    throw EngineError.invalidBody("reading \(path) failed: \(String(cString: strerror(errno)))")
+                }
+                return result
+            }
+            _ = readCount
+            return buffer
+        }
+    }
+}

@@ -1,0 +1,557 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOSSL
+import NIOTLS
+
+/// The I/O around ``HTTP1ConnectionStateMachine``: writes requests, reads responses, applies
+/// backpressure both ways, runs the request's clocks and reports to the pool.
+///
+/// Lives on its channel's event loop; everything else reaches it through `eventLoop.execute`.
+final class HTTP1ConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// Per-request state, confined to the event loop.
+    private final class Exchange {
+        let execution: RequestExecution
+        var metrics: EngineMetrics
+        let expectedBodyLength: Int64?
+        var bodyBytesSent: Int64 = 0
+        var bodyProducer: Task<Void, Never>?
+        var writabilityWaiter: EventLoopPromise<Void>?
+        var idleTimer: Scheduled<Void>?
+        var deadlineTimer: Scheduled<Void>?
+        var lastActivity = NIODeadline.now()
+        var decompressing = false
+        var decompressedLimit = Int.max
+
+        init(execution: RequestExecution, metrics: EngineMetrics, expectedBodyLength: Int64?) {
+            self.execution = execution
+            self.metrics = metrics
+            self.expectedBodyLength = expectedBodyLength
+        }
+    }
+
+    /// Called when a request ends: release the connection (reusable or not) before the caller
+    /// hears about it, so a sequential caller finds the connection idle.
+    var onRequestEnded: ((_ reusable: Bool) -> Void)?
+    /// Called when the channel is gone.
+    var onClosed: (() -> Void)?
+    /// Fulfilled once the connection can carry requests (after the TLS handshake, if any).
+    var readyPromise: EventLoopPromise<Void>?
+    /// Set by the TLS verifier when it rejected the chain, so the handshake error names why.
+    var trustRejection: EngineError?
+    /// Connection facts copied into every request's metrics.
+    var info = ConnectionInfo()
+    let decompressionMaximumSize: Int?
+
+    private var stateMachine = HTTP1ConnectionStateMachine()
+    private var handshakeCompleted = false
+    private var setupError: EngineError?
+    private var isClosed = false
+    private var context: ChannelHandlerContext?
+    private var exchange: Exchange?
+    private var pendingRead = false
+
+    init(decompressionMaximumSize: Int?) {
+        self.decompressionMaximumSize = decompressionMaximumSize
+    }
+
+    // MARK: - Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isClosed = true
+        readyPromise?.fail(setupError ?? EngineError.connectionLost("the connection closed during setup"))
+        readyPromise = nil
+        perform(stateMachine.channelInactive())
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let tlsEvent = event as? TLSUserEvent, case .handshakeCompleted = tlsEvent {
+            handshakeCompleted = true
+            readyPromise?.succeed(())
+            readyPromise = nil
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let engineError = mapError(error)
+        if stateMachine.requestsServed == 0, setupError == nil {
+            setupError = engineError
+        }
+        if let readyPromise {
+            self.readyPromise = nil
+            readyPromise.fail(engineError)
+            context.close(promise: nil)
+            return
+        }
+        perform(stateMachine.errorCaught(engineError))
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if let exchange {
+            exchange.lastActivity = .now()
+            if exchange.metrics.responseStart == nil {
+                exchange.metrics.responseStart = Date()
+            }
+        }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            exchange?.metrics.responseHeaderBytesReceived += Self.approximateSize(of: head)
+            if let exchange, !(100..<200).contains(head.status.code) {
+                exchange.metrics.networkProtocolName = head.version.minor == 0 ? "http/1.0" : "http/1.1"
+                if let encoding = head.headers.first(name: "content-encoding")?.lowercased(),
+                    encoding == "gzip" || encoding == "deflate" || encoding == "x-gzip",
+                    let limit = decompressionMaximumSize
+                {
+                    exchange.decompressing = true
+                    exchange.decompressedLimit = limit
+                }
+            }
+            perform(stateMachine.receivedResponseHead(head))
+        case .body(let buffer):
+            if let exchange {
+                exchange.metrics.responseBodyBytesReceived += Int64(buffer.readableBytes)
+                if exchange.decompressing, exchange.metrics.responseBodyBytesReceived > exchange.decompressedLimit {
+                    abort(
+                        exchange.execution,
+                        with: .decompressionLimitExceeded(
+                            "the body expanded past \(exchange.decompressedLimit) bytes"
+                        )
+                    )
+                    return
+                }
+            }
+            let action = stateMachine.receivedBodyPart()
+            if case .forwardBodyPart = action, let exchange {
+                exchange.execution.emit(.bodyPart(buffer))
+            }
+        case .end:
+            exchange?.metrics.responseEnd = Date()
+            perform(stateMachine.receivedResponseEnd())
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        releaseWritabilityWaiterIfPossible()
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: - Outbound
+
+    func read(context: ChannelHandlerContext) {
+        if let exchange, exchange.execution.isReadingPaused {
+            pendingRead = true
+            return
+        }
+        context.read()
+    }
+
+    /// Completes `promise` once the connection can carry requests: at once for plain HTTP, after
+    /// the handshake for TLS, or with the setup error if the connection already failed.
+    func waitUntilReady(tls: Bool, promise: EventLoopPromise<Void>) {
+        if isClosed || setupError != nil {
+            promise.fail(setupError ?? EngineError.connectionLost("the connection closed during setup"))
+        } else if !tls || handshakeCompleted {
+            promise.succeed(())
+        } else {
+            readyPromise = promise
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Starts `execution` on this (idle) connection.
+    func start(_ execution: RequestExecution, reused: Bool) {
+        guard let context, stateMachine.isIdle else {
+            // The connection died between the pool's decision and now: a retry candidate.
+            fail(execution, .connectionLost("the connection closed before the request was sent"), retryable: reused)
+            onRequestEnded?(false)
+            return
+        }
+        var metrics = EngineMetrics(fetchStart: execution.fetchStart)
+        metrics.isReusedConnection = reused
+        if !reused {
+            metrics.domainLookupStart = info.domainLookupStart
+            metrics.domainLookupEnd = info.domainLookupEnd
+            metrics.connectStart = info.connectStart
+            metrics.connectEnd = info.connectEnd
+            metrics.secureConnectionStart = info.secureConnectionStart
+            metrics.secureConnectionEnd = info.secureConnectionEnd
+        }
+        metrics.localAddress = info.localAddress?.ip
+        metrics.localPort = info.localAddress?.port
+        metrics.remoteAddress = info.remoteAddress?.ip
+        metrics.remotePort = info.remoteAddress?.port
+        metrics.tlsProtocolVersion = info.tlsProtocolVersion
+        metrics.networkProtocolName = "http/1.1"
+
+        let request = execution.request
+        let body = request.body
+        let expectedLength = body?.knownLength
+        let exchange = Exchange(execution: execution, metrics: metrics, expectedBodyLength: expectedLength)
+        self.exchange = exchange
+        let head = Self.makeHead(for: request, target: execution.target, bodyLength: expectedLength, hasBody: body != nil)
+        let closeAfter = !head.isKeepAlive
+        armTimers(for: exchange, context: context)
+
+        let action = stateMachine.startRequest(
+            hasBody: body != nil,
+            expectsContinue: request.expectsContinue,
+            closeAfter: closeAfter
+        )
+        exchange.metrics.requestStart = Date()
+        exchange.metrics.requestHeaderBytesSent = Self.approximateSize(of: head)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if case .sendRequestHead(let sendBody) = action {
+            if body == nil {
+                writeEnd(exchange, context: context)
+            } else if sendBody {
+                startBody(exchange, context: context)
+            } else {
+                context.flush()
+            }
+        }
+    }
+
+    /// Cancels or times out `execution` if it is the one running here.
+    func abort(_ execution: RequestExecution, with error: EngineError) {
+        guard let exchange, exchange.execution === execution else { return }
+        perform(stateMachine.abort(error))
+    }
+
+    /// The caller paused or resumed the transfer.
+    func pauseStateChanged(_ execution: RequestExecution) {
+        guard let exchange, exchange.execution === execution, let context else { return }
+        if !execution.isReadingPaused, pendingRead {
+            pendingRead = false
+            context.read()
+        }
+        releaseWritabilityWaiterIfPossible()
+    }
+
+    /// Closes the connection if it is idle (pool idle timeout or shutdown).
+    func closeIfIdle() {
+        perform(stateMachine.close())
+    }
+
+    // MARK: - Body
+
+    private func startBody(_ exchange: Exchange, context: ChannelHandlerContext) {
+        guard let body = exchange.execution.request.body else {
+            writeEnd(exchange, context: context)
+            return
+        }
+        switch body.storage {
+        case .bytes(let buffer):
+            let count = Int64(buffer.readableBytes)
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
+            promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
+                guard let self, self.exchange === exchange else { return }
+                exchange.bodyBytesSent += count
+                exchange.metrics.requestBodyBytesSent = exchange.bodyBytesSent
+                exchange.lastActivity = .now()
+                exchange.execution.emit(.uploadProgress(sent: exchange.bodyBytesSent, expected: count))
+            }
+            writeEnd(exchange, context: context)
+        case .file(let path, let offset, let length):
+            let total = exchange.expectedBodyLength ?? length ?? 0
+            startProducer(exchange, context: context) { writer in
+                let reader = try FileChunkReader(path: path)
+                var position = offset
+                var remaining = total
+                while remaining > 0 {
+                    let chunk = try await reader.read(
+                        at: position,
+                        count: Int(min(remaining, 256 * 1024)),
+                        allocator: ByteBufferAllocator()
+                    )
+                    if chunk.readableBytes == 0 {
+                        throw EngineError.invalidBody("\(path) is shorter than the \(total) bytes announced")
+                    }
+                    position += Int64(chunk.readableBytes)
+                    remaining -= Int64(chunk.readableBytes)
+                    try await writer.write(chunk)
+                }
+            }
+        case .stream(_, let produce):
+            startProducer(exchange, context: context, produce)
+        }
+    }
+
+    private func startProducer(
+        _ exchange: Exchange,
+        context: ChannelHandlerContext,
+        _ produce: @escaping @Sendable (BodyWriter) async throws -> Void
+    ) {
+        context.flush()
+        let loop = context.eventLoop
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        let execution = exchange.execution
+        let writer = BodyWriter { chunk in
+            try await loop.flatSubmit {
+                handler.value.writeBodyChunk(chunk, for: execution, on: loop)
+            }.get()
+        }
+        exchange.bodyProducer = Task {
+            do {
+                try await produce(writer)
+                loop.execute { handler.value.finishBody(for: execution) }
+            } catch {
+                let engineError = (error as? EngineError) ?? .invalidBody("the body stream failed: \(error)")
+                loop.execute { handler.value.abort(execution, with: engineError) }
+            }
+        }
+    }
+
+    private func writeBodyChunk(
+        _ chunk: ByteBuffer,
+        for execution: RequestExecution,
+        on loop: any EventLoop
+    ) -> EventLoopFuture<Void> {
+        guard let context else {
+            return loop.makeFailedFuture(EngineError.cancelled)
+        }
+        guard let exchange, exchange.execution === execution,
+            case .running(let request) = stateMachine.state, request.upload == .sending
+        else {
+            return context.eventLoop.makeFailedFuture(EngineError.cancelled)
+        }
+        let count = Int64(chunk.readableBytes)
+        let queued = exchange.bodyBytesSent + count
+        if let expected = exchange.expectedBodyLength, queued > expected {
+            abort(execution, with: .invalidBody("the body stream wrote more than the \(expected) bytes announced"))
+            return context.eventLoop.makeFailedFuture(EngineError.cancelled)
+        }
+        exchange.bodyBytesSent = queued
+        let expected = exchange.expectedBodyLength
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: promise)
+        promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
+            guard let self, self.exchange === exchange else { return }
+            exchange.metrics.requestBodyBytesSent += count
+            exchange.lastActivity = .now()
+            exchange.execution.emit(.uploadProgress(sent: exchange.metrics.requestBodyBytesSent, expected: expected))
+        }
+        if context.channel.isWritable && !execution.isUploadPaused {
+            return context.eventLoop.makeSucceededVoidFuture()
+        }
+        let waiter = context.eventLoop.makePromise(of: Void.self)
+        exchange.writabilityWaiter = waiter
+        return waiter.futureResult
+    }
+
+    private func finishBody(for execution: RequestExecution) {
+        guard let context, let exchange, exchange.execution === execution,
+            case .running(let request) = stateMachine.state, request.upload == .sending
+        else { return }
+        if let expected = exchange.expectedBodyLength, exchange.bodyBytesSent != expected {
+            abort(
+                execution,
+                with: .invalidBody("the body had \(exchange.bodyBytesSent) bytes, \(expected) were announced")
+            )
+            return
+        }
+        writeEnd(exchange, context: context)
+    }
+
+    private func writeEnd(_ exchange: Exchange, context: ChannelHandlerContext) {
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+        promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
+            guard let self, self.exchange === exchange else { return }
+            exchange.metrics.requestEnd = Date()
+            exchange.lastActivity = .now()
+            self.perform(self.stateMachine.requestBodySent())
+        }
+    }
+
+    private func releaseWritabilityWaiterIfPossible() {
+        guard let context, let exchange, let waiter = exchange.writabilityWaiter else { return }
+        if context.channel.isWritable && !exchange.execution.isUploadPaused {
+            exchange.writabilityWaiter = nil
+            waiter.succeed(())
+        }
+    }
+
+    // MARK: - Actions
+
+    private func perform(_ action: HTTP1ConnectionStateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .sendRequestHead:
+            preconditionFailure("sendRequestHead is handled by start(_:reused:)")
+        case .sendBody:
+            if let exchange, let context {
+                startBody(exchange, context: context)
+            }
+        case .forwardResponseHead(let head, let abandonUpload):
+            guard let exchange else { return }
+            if abandonUpload {
+                exchange.bodyProducer?.cancel()
+            }
+            exchange.execution.emit(.responseHead(head))
+        case .forwardBodyPart:
+            break
+        case .succeedRequest(let disposition):
+            guard let exchange = takeExchange() else { return }
+            if disposition == .close {
+                context?.close(promise: nil)
+            }
+            onRequestEnded?(disposition == .returnToPool)
+            exchange.execution.finish(.success(()), metrics: exchange.metrics)
+        case .failRequest(let error, _, let retryable):
+            guard let exchange = takeExchange() else { return }
+            exchange.writabilityWaiter?.fail(error)
+            context?.close(promise: nil)
+            onRequestEnded?(false)
+            if exchange.metrics.responseEnd == nil, exchange.metrics.responseStart != nil {
+                exchange.metrics.responseEnd = Date()
+            }
+            fail(exchange.execution, error, retryable: retryable, metrics: exchange.metrics)
+        case .closeConnection:
+            context?.close(promise: nil)
+        case .connectionClosed:
+            let onClosed = self.onClosed
+            self.onClosed = nil
+            onClosed?()
+        }
+    }
+
+    /// Hook the pool sets to resubmit a retryable request; nil means "never retry".
+    var onRetry: ((RequestExecution) -> Bool)?
+
+    private func fail(
+        _ execution: RequestExecution,
+        _ error: EngineError,
+        retryable: Bool,
+        metrics: EngineMetrics? = nil
+    ) {
+        if retryable, let onRetry, onRetry(execution) {
+            return
+        }
+        execution.finish(.failure(error), metrics: metrics)
+    }
+
+    private func takeExchange() -> Exchange? {
+        guard let exchange else { return nil }
+        self.exchange = nil
+        exchange.idleTimer?.cancel()
+        exchange.deadlineTimer?.cancel()
+        exchange.bodyProducer?.cancel()
+        if pendingRead, let context {
+            pendingRead = false
+            context.read()
+        }
+        return exchange
+    }
+
+    // MARK: - Clocks
+
+    private func armTimers(for exchange: Exchange, context: ChannelHandlerContext) {
+        let idle = exchange.execution.idleTimeout
+        if idle.nanoseconds > 0 {
+            scheduleIdleCheck(exchange, at: exchange.lastActivity + idle, on: context.eventLoop)
+        }
+        if let deadline = exchange.execution.request.deadline {
+            exchange.deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+                self?.abort(exchange.execution, with: .timedOut(.deadline))
+            }
+        }
+    }
+
+    private func scheduleIdleCheck(_ exchange: Exchange, at deadline: NIODeadline, on loop: any EventLoop) {
+        exchange.idleTimer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+            guard let self, self.exchange === exchange else { return }
+            let idle = exchange.execution.idleTimeout
+            let paused = exchange.execution.isReadingPaused || exchange.execution.isUploadPaused
+            let due = exchange.lastActivity + idle
+            if paused {
+                exchange.lastActivity = .now()
+                self.scheduleIdleCheck(exchange, at: .now() + idle, on: loop)
+            } else if due <= .now() {
+                self.abort(exchange.execution, with: .timedOut(.idle))
+            } else {
+                self.scheduleIdleCheck(exchange, at: due, on: loop)
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func mapError(_ error: any Error) -> EngineError {
+        if let trustRejection { return trustRejection }
+        return EngineErrorMapping.map(error)
+    }
+
+    static func makeHead(for request: EngineRequest, target: RequestTarget, bodyLength: Int64?, hasBody: Bool)
+        -> HTTPRequestHead
+    {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 3)
+        if !request.headers.contains(name: "host") {
+            headers.add(name: "Host", value: target.hostHeader)
+        }
+        for (name, value) in request.headers {
+            if name.caseInsensitiveEquals("content-length") || name.caseInsensitiveEquals("transfer-encoding") {
+                continue
+            }
+            headers.add(name: name, value: value)
+        }
+        if hasBody {
+            if let bodyLength {
+                headers.add(name: "Content-Length", value: String(bodyLength))
+            } else {
+                headers.add(name: "Transfer-Encoding", value: "chunked")
+            }
+        } else if Self.methodsWithBodySemantics.contains(request.method) {
+            headers.add(name: "Content-Length", value: "0")
+        }
+        return HTTPRequestHead(
+            version: .http1_1,
+            method: HTTPMethod(rawValue: request.method),
+            uri: target.target,
+            headers: headers
+        )
+    }
+
+    private static let methodsWithBodySemantics: Set<String> = ["POST", "PUT", "PATCH"]
+
+    static func approximateSize(of head: HTTPRequestHead) -> Int64 {
+        var size = head.method.rawValue.utf8.count + head.uri.utf8.count + 12
+        for (name, value) in head.headers { size += name.utf8.count + value.utf8.count + 4 }
+        return Int64(size + 2)
+    }
+
+    static func approximateSize(of head: HTTPResponseHead) -> Int64 {
+        var size = 13 + head.status.reasonPhrase.utf8.count + 2
+        for (name, value) in head.headers { size += name.utf8.count + value.utf8.count + 4 }
+        return Int64(size + 2)
+    }
+}
+
+extension String {
+    @inline(__always)
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        self.utf8.count == other.utf8.count && self.lowercased() == other
+    }
+}

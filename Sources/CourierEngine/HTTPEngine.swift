@@ -1,0 +1,103 @@
+public import NIOCore
+public import NIOPosix
+
+/// Courier's HTTP/1.1 client engine: a connection pool over SwiftNIO with TLS verification
+/// hooks, timeouts, backpressure and per-request metrics.
+///
+/// One engine owns one pool; share it. Requests run concurrently; each reports its events to
+/// the closure given to ``execute(_:onEvent:)`` (on the connection's event loop, in order,
+/// ending with exactly one terminal event). ``collect(_:maximumBodySize:)`` and
+/// ``stream(_:)`` are the `async` shapes of the same thing.
+///
+/// ```swift
+/// let engine = try HTTPEngine()
+/// let response = try await engine.collect(EngineRequest(url: URL(string: "http://127.0.0.1:8080/get")!))
+/// print(response.head.status, response.body.readableBytes)
+/// await engine.shutdown()
+/// ```
+public final class HTTPEngine: Sendable {
+    /// The configuration the engine was created with.
+    public let configuration: EngineConfiguration
+    let pool: ConnectionPool
+    private let group: any EventLoopGroup
+
+    /// Creates an engine. Throws ``EngineError/tlsHandshakeFailed(_:)`` when the TLS settings
+    /// can't be loaded (a bad trust root or client key).
+    public init(
+        configuration: EngineConfiguration = .init(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws(EngineError) {
+        self.configuration = configuration
+        self.group = eventLoopGroup
+        let factory = try ConnectionFactory(configuration: configuration, group: eventLoopGroup)
+        self.pool = ConnectionPool(configuration: configuration, factory: factory)
+    }
+
+    /// Starts `request`. `onEvent` receives its events in order on an event loop; keep it fast
+    /// (hand heavy work elsewhere). Invalid input (URL, scheme, headers, a missing body file)
+    /// fails before any I/O, still through `onEvent`.
+    @discardableResult
+    public func execute(_ request: EngineRequest, onEvent: @escaping @Sendable (EngineEvent) -> Void) -> EngineTask {
+        let waiterID = pool.makeWaiterID()
+        let idleTimeout = request.idleTimeout ?? configuration.idleTimeout
+        let target: RequestTarget
+        do {
+            target = try RequestTarget(url: request.url)
+            try Self.validate(request)
+        } catch {
+            let placeholder = (try? RequestTarget(string: "http://invalid/")) ?? Self.fallbackTarget
+            let execution = RequestExecution(
+                request: request,
+                target: placeholder,
+                waiterID: waiterID,
+                idleTimeout: idleTimeout,
+                onEvent: onEvent
+            )
+            group.any().execute { execution.finish(.failure(error), metrics: nil) }
+            return EngineTask(execution: execution, pool: pool)
+        }
+        let execution = RequestExecution(
+            request: request,
+            target: target,
+            waiterID: waiterID,
+            idleTimeout: idleTimeout,
+            onEvent: onEvent
+        )
+        pool.submit(execution)
+        return EngineTask(execution: execution, pool: pool)
+    }
+
+    /// Closes every connection and fails queued and running requests with
+    /// ``EngineError/shutDown``. Returns when all connections are closed.
+    public func shutdown() async {
+        await pool.shutdown()
+    }
+
+    /// Connections currently open (idle or busy).
+    public var openConnectionCount: Int { pool.openConnectionCount }
+
+    private static let fallbackTarget: RequestTarget = {
+        do {
+            return try RequestTarget(string: "http://invalid/")
+        } catch {
+            preconditionFailure("a constant URL failed to parse: \(error)")
+        }
+    }()
+
+    static func validate(_ request: EngineRequest) throws(EngineError) {
+        guard !request.method.isEmpty, request.method.utf8.allSatisfy(HeaderValidation.isTokenByte) else {
+            throw .invalidHeader(name: ":method", reason: "'\(request.method)' is not a valid HTTP method")
+        }
+        try HeaderValidation.validate(request.headers)
+        if let body = request.body, case .file(let path, let offset, let length) = body.storage {
+            let reader = try FileChunkReader(path: path)
+            _ = reader
+            if offset < 0 || (length ?? 0) < 0 {
+                throw .invalidBody("negative offset or length for \(path)")
+            }
+            if body.knownLength == nil {
+                throw .invalidBody("cannot read the size of \(path)")
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import NIOHTTP1
+
+/// Rejects header names and values that would let a caller split or smuggle requests.
+///
+/// A name must be an RFC 9110 token; a value must not contain CR, LF or NUL. Checked before any
+/// I/O so a bad header is a typed error, never bytes on the wire.
+enum HeaderValidation {
+    static func validate(_ headers: HTTPHeaders) throws(EngineError) {
+        for (name, value) in headers {
+            guard !name.isEmpty else { throw .invalidHeader(name: name, reason: "empty header name") }
+            for byte in name.utf8 where !isTokenByte(byte) {
+                throw .invalidHeader(name: name, reason: "the name contains a character that is not allowed in a header name")
+            }
+            for byte in value.utf8 where byte == 0x0D || byte == 0x0A || byte == 0x00 {
+                throw .invalidHeader(name: name, reason: "the value contains CR, LF or NUL")
+            }
+        }
+    }
+
+    @inline(__always)
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}

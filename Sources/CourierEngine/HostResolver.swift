@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NIOPosix
+
+/// Resolves a host name to socket addresses with `getaddrinfo` on NIO's thread pool, so the
+/// engine can time DNS separately and try every address in turn.
+enum HostResolver {
+    static func resolve(host: String, port: Int) async throws(EngineError) -> [SocketAddress] {
+        if let literal = try? SocketAddress(ipAddress: host, port: port) {
+            return [literal]
+        }
+        let result: Result<[SocketAddress], EngineError>
+        do {
+            result = try await NIOThreadPool.singleton.runIfActive {
+                resolveBlocking(host: host, port: port)
+            }
+        } catch {
+            throw .dnsFailure(host: host, reason: "the resolver is not running")
+        }
+        return try result.get()
+    }
+
+    private static func resolveBlocking(host: String, port: Int) -> Result<[SocketAddress], EngineError> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Darwin)
+        hints.ai_socktype = SOCK_STREAM
+        #else
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #endif
+        hints.ai_protocol = Int32(IPPROTO_TCP)
+        var info: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &info)
+        guard status == 0, let first = info else {
+            let reason = String(cString: gai_strerror(status))
+            return .failure(.dnsFailure(host: host, reason: reason))
+        }
+        defer { freeaddrinfo(first) }
+        var addresses: [SocketAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr {
+                switch entry.pointee.ai_family {
+                case AF_INET:
+                    let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }
+                    addresses.append(SocketAddress(v4, host: host))
+                case AF_INET6:
+                    let v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee }
+                    addresses.append(SocketAddress(v6, host: host))
+                default:
+                    break
+                }
+            }
+            cursor = entry.pointee.ai_next
+        }
+        // getaddrinfo lists one entry per socket type on some systems; keep the first of each.
+        var seen = Set<String>()
+        addresses = addresses.filter { seen.insert($0.description).inserted }
+        if addresses.isEmpty {
+            return .failure(.dnsFailure(host: host, reason: "no IPv4 or IPv6 address"))
+        }
+        return .success(addresses)
+    }
+}

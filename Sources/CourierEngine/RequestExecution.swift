@@ -1,0 +1,119 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// One request's journey through the engine: queued in the pool, running on a connection,
+/// then finished. Owns the guarantee that the caller sees exactly one terminal event.
+///
+/// Shared between the caller (cancel, pause), the pool (queue) and a connection's event loop
+/// (events); every mutable field sits behind the mutex.
+final class RequestExecution: Sendable {
+    enum Phase {
+        /// Not yet handed to the pool.
+        case created
+        /// Waiting in the pool's queue for a connection.
+        case queued
+        /// On a connection.
+        case running(HTTP1Connection)
+        /// The terminal event was delivered (or is being delivered).
+        case finished
+    }
+
+    private struct State {
+        var phase: Phase = .created
+        var readingPaused = false
+        var uploadPaused = false
+        var attempts = 0
+        var metrics: EngineMetrics
+    }
+
+    let request: EngineRequest
+    let target: RequestTarget
+    let key: ConnectionKey
+    let waiterID: ConnectionPoolStateMachine.WaiterID
+    let idleTimeout: TimeAmount
+    private let onEvent: @Sendable (EngineEvent) -> Void
+    private let state: Mutex<State>
+
+    init(
+        request: EngineRequest,
+        target: RequestTarget,
+        waiterID: ConnectionPoolStateMachine.WaiterID,
+        idleTimeout: TimeAmount,
+        onEvent: @escaping @Sendable (EngineEvent) -> Void
+    ) {
+        self.request = request
+        self.target = target
+        self.key = ConnectionKey(target)
+        self.waiterID = waiterID
+        self.idleTimeout = idleTimeout
+        self.onEvent = onEvent
+        self.state = Mutex(State(metrics: EngineMetrics(fetchStart: Date())))
+    }
+
+    var fetchStart: Date { state.withLock { $0.metrics.fetchStart } }
+
+    var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
+    var isUploadPaused: Bool { state.withLock { $0.uploadPaused } }
+
+    /// Moves to `.queued`; false when already finished (cancelled before it was queued).
+    func markQueued() -> Bool {
+        state.withLock { state in
+            if case .finished = state.phase { return false }
+            state.phase = .queued
+            state.attempts += 1
+            return true
+        }
+    }
+
+    /// Binds the execution to the connection that will run it; false when it already finished.
+    func markRunning(on connection: HTTP1Connection) -> Bool {
+        state.withLock { state in
+            if case .finished = state.phase { return false }
+            state.phase = .running(connection)
+            return true
+        }
+    }
+
+    /// Whether a failed attempt may run once more (only the first attempt can be retried).
+    func mayRetry() -> Bool {
+        state.withLock { $0.attempts < 2 && request.isIdempotent }
+    }
+
+    var phase: Phase { state.withLock { $0.phase } }
+
+    /// Passes a non-terminal event to the caller.
+    func emit(_ event: EngineEvent) {
+        onEvent(event)
+    }
+
+    /// Delivers the terminal event, once. Returns false if one was already delivered.
+    @discardableResult
+    func finish(_ result: Result<Void, EngineError>, metrics: EngineMetrics?) -> Bool {
+        let finalMetrics: EngineMetrics? = state.withLock { state in
+            if case .finished = state.phase { return nil }
+            state.phase = .finished
+            if let metrics { state.metrics = metrics }
+            return state.metrics
+        }
+        guard let finalMetrics else { return false }
+        switch result {
+        case .success:
+            onEvent(.finished(finalMetrics))
+        case .failure(let error):
+            onEvent(.failed(error, finalMetrics))
+        }
+        return true
+    }
+
+    /// Pauses or resumes reading the response and sending the body (suspend / resume).
+    func setPaused(reading: Bool?, upload: Bool?) -> HTTP1Connection? {
+        state.withLock { state in
+            if let reading { state.readingPaused = reading }
+            if let upload { state.uploadPaused = upload }
+            if case .running(let connection) = state.phase { return connection }
+            return nil
+        }
+    }
+}
