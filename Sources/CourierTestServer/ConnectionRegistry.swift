@@ -1,0 +1,56 @@
+import NIOCore
+import Synchronization
+
+/// The open connections of one server and its counters, shared by the accepting channel's
+/// initializer (any event loop) and `TestServer` (any thread); guarded by a mutex.
+final class ConnectionRegistry: Sendable {
+    private struct State {
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var accepted = 0
+        var requests = 0
+        var isClosed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Counts a new connection and remembers it until it closes. A connection that arrives
+    /// after `closeAll()` is closed at once.
+    func accepted(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        let closeNow = self.state.withLock { state in
+            state.accepted += 1
+            if state.isClosed { return true }
+            state.open[id] = channel
+            return false
+        }
+        if closeNow {
+            channel.close(promise: nil)
+            return
+        }
+        channel.closeFuture.whenComplete { _ in
+            _ = self.state.withLock { $0.open.removeValue(forKey: id) }
+        }
+    }
+
+    /// Counts one request head.
+    func requestReceived() {
+        self.state.withLock { $0.requests += 1 }
+    }
+
+    /// TCP connections accepted so far.
+    var acceptedCount: Int { self.state.withLock { $0.accepted } }
+
+    /// Request heads received so far.
+    var requestCount: Int { self.state.withLock { $0.requests } }
+
+    /// Closes every open connection (stalled ones included) and refuses new ones.
+    func closeAll() async {
+        let channels = self.state.withLock { state in
+            state.isClosed = true
+            return Array(state.open.values)
+        }
+        for channel in channels {
+            try? await channel.close()
+        }
+    }
+}

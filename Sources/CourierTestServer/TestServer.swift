@@ -1,0 +1,170 @@
+public import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// An httpbin-compatible HTTP/1.1 server with fault endpoints, for tests, demos and
+/// `courier serve`.
+///
+/// ```swift
+/// let server = try await TestServer.start()
+/// defer { Task { try await server.shutdown() } }
+/// let url = server.baseURL.appendingPathComponent("get")
+/// ```
+///
+/// The server runs on `MultiThreadedEventLoopGroup.singleton`, binds an ephemeral loopback
+/// port by default, and starts and stops in milliseconds, so every test can have its own.
+/// Endpoints are listed in `Sources/CourierTestServer/README.md`.
+public final class TestServer: Sendable {
+    /// How a server listens and whether it speaks TLS.
+    public struct Configuration: Sendable {
+        /// The address to bind: `127.0.0.1` (default), `::1` for IPv6, or any local address.
+        public var host: String
+        /// The port to bind; `0` (default) picks a free ephemeral port.
+        public var port: Int
+        /// The certificate chain to present over TLS; `nil` (default) serves plain HTTP.
+        public var tls: ServerChainKind?
+        /// With TLS, whether clients must present a certificate issued by the
+        /// certificate authority (mutual TLS). Default `false`.
+        public var requireClientCertificate: Bool
+        /// The certificate authority whose chains the server presents;
+        /// `nil` (default) uses `TestCertificateAuthority.shared`.
+        public var certificateAuthority: TestCertificateAuthority?
+
+        /// Creates a configuration; every parameter has the default documented on its property.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            tls: ServerChainKind? = nil,
+            requireClientCertificate: Bool = false,
+            certificateAuthority: TestCertificateAuthority? = nil
+        ) {
+            self.host = host
+            self.port = port
+            self.tls = tls
+            self.requireClientCertificate = requireClientCertificate
+            self.certificateAuthority = certificateAuthority
+        }
+    }
+
+    private let channel: any Channel
+    private let registry: ConnectionRegistry
+
+    /// The address the server listens on, as configured (`127.0.0.1`, `::1`, ...).
+    public let host: String
+    /// The port the server listens on (the ephemeral port chosen when configured with `0`).
+    public let port: Int
+    /// `http://127.0.0.1:PORT`, `https://[::1]:PORT`, ...: no trailing slash.
+    public let baseURL: URL
+    /// The certificate authority behind the server's TLS chains (also when serving plain HTTP),
+    /// for clients to trust or pin.
+    public let certificateAuthority: TestCertificateAuthority
+    /// The configuration the server was started with.
+    public let configuration: Configuration
+
+    /// TCP connections accepted so far.
+    public var connectionsAccepted: Int { self.registry.acceptedCount }
+
+    /// Request heads received so far (including requests answered with an error).
+    public var requestsReceived: Int { self.registry.requestCount }
+
+    private init(
+        channel: any Channel,
+        registry: ConnectionRegistry,
+        port: Int,
+        baseURL: URL,
+        certificateAuthority: TestCertificateAuthority,
+        configuration: Configuration
+    ) {
+        self.channel = channel
+        self.registry = registry
+        self.host = configuration.host
+        self.port = port
+        self.baseURL = baseURL
+        self.certificateAuthority = certificateAuthority
+        self.configuration = configuration
+    }
+
+    /// Binds and starts a server.
+    ///
+    /// - Parameter configuration: Where to listen and whether to use TLS; by default plain
+    ///   HTTP on `127.0.0.1` and an ephemeral port.
+    /// - Returns: The running server; call `shutdown()` when done.
+    /// - Throws: Binding errors (address in use, address not available), or certificate
+    ///   generation and TLS configuration errors.
+    public static func start(_ configuration: Configuration = .init()) async throws -> TestServer {
+        let authority = try configuration.certificateAuthority ?? TestCertificateAuthority.shared
+        let sslContext: NIOSSLContext?
+        if let kind = configuration.tls {
+            let tlsConfiguration = try authority.serverChain(kind).makeServerTLSConfiguration(
+                requireClientCertificateSignedBy: configuration.requireClientCertificate ? authority.rootCertificateDER : nil
+            )
+            sslContext = try NIOSSLContext(configuration: tlsConfiguration)
+        } else {
+            sslContext = nil
+        }
+
+        let registry = ConnectionRegistry()
+        let scheme = sslContext == nil ? "http" : "https"
+        let router = RequestRouter()
+
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                registry.accepted(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let sslContext {
+                        try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
+                    let rawWriter = RawWriter()
+                    try pipeline.addHandler(rawWriter)
+                    try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
+                    try pipeline.addHandler(
+                        HTTPConnectionHandler(
+                            router: router,
+                            rawWriter: rawWriter,
+                            registry: registry,
+                            scheme: scheme
+                        )
+                    )
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
+
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw TestServerError.noLocalAddress
+        }
+        let hostInURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        guard let baseURL = URL(string: "\(scheme)://\(hostInURL):\(port)") else {
+            try? await channel.close()
+            throw TestServerError.noLocalAddress
+        }
+        return TestServer(
+            channel: channel,
+            registry: registry,
+            port: port,
+            baseURL: baseURL,
+            certificateAuthority: authority,
+            configuration: configuration
+        )
+    }
+
+    /// Stops listening and closes every open connection, stalled ones included.
+    /// Safe to call more than once.
+    public func shutdown() async throws {
+        try? await self.channel.close()
+        await self.registry.closeAll()
+    }
+}
+
+/// Errors thrown by `TestServer.start(_:)` besides NIO's binding errors.
+public enum TestServerError: Error, Sendable {
+    /// The listening socket reported no local address or port.
+    case noLocalAddress
+}
