@@ -121,7 +121,7 @@ struct ConnectionFactory: Sendable {
             .channelInitializer { channel in
                 do {
                     let sync = channel.pipeline.syncOperations
-                    let handler = HTTP1ConnectionHandler(decompressionMaximumSize: decompressionSize)
+                    let handler = HTTP1ConnectionHandler(host: host, decompressionMaximumSize: decompressionSize)
                     if useTLS, let sslContext {
                         let tlsHandler: NIOSSLClientHandler
                         if let verifier {
@@ -219,7 +219,7 @@ struct ConnectionFactory: Sendable {
             return HTTP1Connection(id: id, key: key, channel: channel, handler: handler)
         } catch {
             channel.close(promise: nil)
-            throw EngineErrorMapping.map(error)
+            throw EngineErrorMapping.map(error, host: key.host)
         }
     }
 

@@ -6,7 +6,7 @@ import NIOSSL
 /// Turns the errors SwiftNIO, NIOSSL and the decompressor raise into ``EngineError`` cases
 /// that say what happened in a user's words.
 enum EngineErrorMapping {
-    static func map(_ error: any Error) -> EngineError {
+    static func map(_ error: any Error, host: String = "") -> EngineError {
         if let engineError = error as? EngineError {
             return engineError
         }
@@ -32,10 +32,17 @@ enum EngineErrorMapping {
             case .uncleanShutdown:
                 return .connectionLost("the TLS connection closed without close_notify")
             case .handshakeFailed(let reason):
-                return .tlsHandshakeFailed("\(reason)")
+                let text = "\(reason)"
+                if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                    return .serverTrustRejected(host: host, reason: "the certificate chain did not verify (\(text))")
+                }
+                return .tlsHandshakeFailed(text)
             default:
                 return .tlsHandshakeFailed("\(sslError)")
             }
+        }
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return .serverTrustRejected(host: host, reason: "the certificate is not valid for \(host)")
         }
         if let ioError = error as? IOError {
             switch ioError.errnoCode {

@@ -47,6 +47,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     /// Connection facts copied into every request's metrics.
     var info = ConnectionInfo()
     let decompressionMaximumSize: Int?
+    /// The host this connection serves (for error messages).
+    let host: String
 
     private var stateMachine = HTTP1ConnectionStateMachine()
     private var handshakeCompleted = false
@@ -56,7 +58,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     private var exchange: Exchange?
     private var pendingRead = false
 
-    init(decompressionMaximumSize: Int?) {
+    init(host: String, decompressionMaximumSize: Int?) {
+        self.host = host
         self.decompressionMaximumSize = decompressionMaximumSize
     }
 
@@ -500,7 +503,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
 
     private func mapError(_ error: any Error) -> EngineError {
         if let trustRejection { return trustRejection }
-        return EngineErrorMapping.map(error)
+        return EngineErrorMapping.map(error, host: host)
     }
 
     static func makeHead(for request: EngineRequest, target: RequestTarget, bodyLength: Int64?, hasBody: Bool)

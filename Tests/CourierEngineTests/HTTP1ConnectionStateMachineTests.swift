@@ -1,0 +1,157 @@
+import NIOHTTP1
+import Testing
+
+@testable import CourierEngine
+
+@Suite("HTTP1ConnectionStateMachine")
+struct HTTP1ConnectionStateMachineTests {
+    private func head(_ status: HTTPResponseStatus, keepAlive: Bool = true, version: HTTPVersion = .http1_1)
+        -> HTTPResponseHead
+    {
+        var headers = HTTPHeaders()
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        return HTTPResponseHead(version: version, status: status, headers: headers)
+    }
+
+    @Test func simpleGetReturnsConnectionToPool() {
+        var machine = HTTP1ConnectionStateMachine()
+        #expect(machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false) == .sendRequestHead(sendBody: false))
+        #expect(machine.requestBodySent() == .none)
+        let ok = head(.ok)
+        #expect(machine.receivedResponseHead(ok) == .forwardResponseHead(ok, abandonUpload: false))
+        #expect(machine.receivedBodyPart() == .forwardBodyPart)
+        #expect(machine.receivedResponseEnd() == .succeedRequest(.returnToPool))
+        #expect(machine.isIdle)
+        #expect(machine.requestsServed == 1)
+    }
+
+    @Test func responseEndingBeforeRequestIsSentWaitsThenCloses() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: true, expectsContinue: false, closeAfter: false)
+        let tooLarge = head(.payloadTooLarge)
+        #expect(machine.receivedResponseHead(tooLarge) == .forwardResponseHead(tooLarge, abandonUpload: false))
+        // The server answered before reading the whole body: the connection can't be reused.
+        #expect(machine.receivedResponseEnd() == .succeedRequest(.close))
+        #expect(machine.state == .closing)
+    }
+
+    @Test func responseCompletesOnlyAfterBodySent() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        _ = machine.receivedResponseHead(head(.ok))
+        // Bodiless request whose end write completes after the response: still clean.
+        #expect(machine.requestBodySent() == .none)
+        #expect(machine.receivedResponseEnd() == .succeedRequest(.returnToPool))
+    }
+
+    @Test func connectionCloseHeaderClosesAfterResponse() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        _ = machine.requestBodySent()
+        _ = machine.receivedResponseHead(head(.ok, keepAlive: false))
+        #expect(machine.receivedResponseEnd() == .succeedRequest(.close))
+    }
+
+    @Test func http10ResponseWithoutKeepAliveCloses() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        _ = machine.requestBodySent()
+        _ = machine.receivedResponseHead(head(.ok, version: .http1_0))
+        #expect(machine.receivedResponseEnd() == .succeedRequest(.close))
+    }
+
+    @Test func requestAskingToCloseCloses() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: true)
+        _ = machine.requestBodySent()
+        _ = machine.receivedResponseHead(head(.ok))
+        #expect(machine.receivedResponseEnd() == .succeedRequest(.close))
+    }
+
+    @Test func expectContinueSendsBodyAfter100AndSkipsInterimHead() {
+        var machine = HTTP1ConnectionStateMachine()
+        #expect(machine.startRequest(hasBody: true, expectsContinue: true, closeAfter: false) == .sendRequestHead(sendBody: false))
+        #expect(machine.receivedResponseHead(head(.continue)) == .sendBody)
+        // An interim response never reaches the caller, and its end is ignored.
+        #expect(machine.receivedResponseEnd() == .none)
+        #expect(machine.receivedResponseHead(head(.processing)) == .none)
+        #expect(machine.requestBodySent() == .none)
+        let ok = head(.ok)
+        #expect(machine.receivedResponseHead(ok) == .forwardResponseHead(ok, abandonUpload: false))
+        #expect(machine.receivedResponseEnd() == .succeedRequest(.returnToPool))
+    }
+
+    @Test func finalResponseInsteadOf100AbandonsBodyAndCloses() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: true, expectsContinue: true, closeAfter: false)
+        let denied = head(.expectationFailed)
+        #expect(machine.receivedResponseHead(denied) == .forwardResponseHead(denied, abandonUpload: true))
+        #expect(machine.receivedResponseEnd() == .succeedRequest(.close))
+    }
+
+    @Test func closeBeforeAnyResponseByteOnReusedConnectionIsRetryable() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        _ = machine.requestBodySent()
+        _ = machine.receivedResponseHead(head(.ok))
+        _ = machine.receivedResponseEnd()
+        // Second request on the same connection; the server had closed it while idle.
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        guard case .failRequest(let error, .close, let retryable) = machine.channelInactive() else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(retryable)
+        #expect(error == .connectionLost("the server closed the connection before responding"))
+    }
+
+    @Test func closeOnFreshConnectionIsNotRetryable() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        guard case .failRequest(_, _, let retryable) = machine.channelInactive() else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(!retryable)
+    }
+
+    @Test func closeMidBodyIsConnectionLostAndNotRetryable() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        _ = machine.receivedResponseEnd()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        _ = machine.receivedResponseHead(head(.ok))
+        _ = machine.receivedBodyPart()
+        guard case .failRequest(let error, .close, let retryable) = machine.channelInactive() else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(!retryable)
+        #expect(error == .connectionLost("the server closed the connection before the response was complete"))
+    }
+
+    @Test func idleConnectionClosingIsReportedOnce() {
+        var machine = HTTP1ConnectionStateMachine()
+        #expect(machine.channelInactive() == .connectionClosed)
+        #expect(machine.channelInactive() == .none)
+    }
+
+    @Test func unsolicitedResponseOnIdleConnectionCloses() {
+        var machine = HTTP1ConnectionStateMachine()
+        #expect(machine.receivedResponseHead(head(.ok)) == .closeConnection)
+    }
+
+    @Test func abortFailsRunningRequestOnlyOnce() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: true, expectsContinue: false, closeAfter: false)
+        #expect(machine.abort(.cancelled) == .failRequest(.cancelled, .close, retryable: false))
+        #expect(machine.abort(.cancelled) == .none)
+        #expect(machine.receivedResponseEnd() == .none)
+    }
+
+    @Test func errorWhileIdleClosesWithoutFailingAnything() {
+        var machine = HTTP1ConnectionStateMachine()
+        #expect(machine.errorCaught(.protocolViolation("x")) == .closeConnection)
+        #expect(machine.channelInactive() == .connectionClosed)
+    }
+}

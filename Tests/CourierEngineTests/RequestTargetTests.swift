@@ -1,0 +1,55 @@
+import Testing
+
+@testable import CourierEngine
+
+@Suite("RequestTarget and header validation")
+struct RequestTargetTests {
+    @Test func targetIsTakenVerbatim() throws {
+        let target = try RequestTarget(string: "http://example.com:8080/a%2Fb/c d?x=%20&y=[1]#frag".replacingOccurrences(of: " ", with: "%20"))
+        #expect(target.target == "/a%2Fb/c%20d?x=%20&y=[1]")
+        #expect(target.host == "example.com")
+        #expect(target.port == 8080)
+        #expect(target.hostHeader == "example.com:8080")
+    }
+
+    @Test func defaultPortsAndEmptyPath() throws {
+        let http = try RequestTarget(string: "http://h")
+        #expect(http.port == 80 && http.target == "/" && http.hostHeader == "h")
+        let https = try RequestTarget(string: "HTTPS://h?q=1")
+        #expect(https.scheme == .https && https.port == 443 && https.target == "/?q=1")
+    }
+
+    @Test func ipv6Literal() throws {
+        let target = try RequestTarget(string: "http://[::1]:9000/x")
+        #expect(target.host == "::1")
+        #expect(target.hostHeader == "[::1]:9000")
+        #expect(target.hostIsIPAddress)
+    }
+
+    @Test func userInfoIsNotTheHost() throws {
+        let target = try RequestTarget(string: "http://user:pass@h:81/")
+        #expect(target.host == "h" && target.port == 81)
+    }
+
+    @Test func badInputIsATypedError() {
+        #expect(throws: EngineError.unsupportedScheme("ftp")) { try RequestTarget(string: "ftp://h/") }
+        #expect(throws: EngineError.invalidURL("no-scheme")) { try RequestTarget(string: "no-scheme") }
+        #expect(throws: EngineError.invalidURL("http://h:99999/")) { try RequestTarget(string: "http://h:99999/") }
+        #expect(throws: EngineError.invalidURL("http:///path")) { try RequestTarget(string: "http:///path") }
+    }
+
+    @Test func headerInjectionIsRejected() {
+        #expect(throws: EngineError.self) {
+            try HeaderValidation.validate(["X-Evil": "a\r\nInjected: 1"])
+        }
+        #expect(throws: EngineError.self) {
+            try HeaderValidation.validate(["Bad Name": "v"])
+        }
+        #expect(throws: EngineError.self) {
+            try HeaderValidation.validate(["X-Nul": "a\u{0}b"])
+        }
+        #expect(throws: Never.self) {
+            try HeaderValidation.validate(["X-Fine": "value with spaces, commas; and = signs"])
+        }
+    }
+}
