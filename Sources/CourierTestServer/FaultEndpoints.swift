@@ -70,14 +70,15 @@ enum FaultEndpoints {
         ])
     }
 
-    /// `/fault/huge-headers?kib=1024`: a header block of about `kib` KiB (default 1 MiB) in
-    /// 1 KiB `X-Filler-N` fields, then the body `ok`, then close. A client should refuse it.
+    /// `/fault/huge-headers?kib=1024`: a header block of more than `kib` KiB (default 1 MiB) in
+    /// 1 KiB `X-Filler-N` lines, then the body `ok`, then close. A client should refuse it.
     static func hugeHeaders(_ request: ServerRequest) -> ServerReply {
         let kibibytes = request.intQuery("kib", default: 1024, range: 1...64 * 1024)
         var lines = ["Content-Type: text/plain", "Content-Length: 2", "Connection: close"]
-        let filler = String(repeating: "a", count: 1000)
         for index in 0..<kibibytes {
-            lines.append("X-Filler-\(index): \(filler)")
+            // Each line, CRLF included, is exactly 1 KiB.
+            let name = "X-Filler-\(index): "
+            lines.append(name + String(repeating: "a", count: 1024 - 2 - name.utf8.count))
         }
         return .raw([.write(head(lines) + Array("ok".utf8)), .close])
     }
