@@ -77,7 +77,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierEngineTests",
-            dependencies: ["CourierEngine", "CourierTestServer"],
+            dependencies: [
+                "CourierEngine",
+                "CourierTestServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

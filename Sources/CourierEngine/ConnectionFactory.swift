@@ -114,6 +114,7 @@ struct ConnectionFactory: Sendable {
         let verifier = configuration.tls.verifier
         let serverHostname: String? = (try? SocketAddress(ipAddress: key.host, port: 0)) == nil ? key.host : nil
         let host = key.host
+        let setupErrorBox = SetupErrorBox()
 
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(remaining)
@@ -121,7 +122,11 @@ struct ConnectionFactory: Sendable {
             .channelInitializer { channel in
                 do {
                     let sync = channel.pipeline.syncOperations
-                    let handler = HTTP1ConnectionHandler(host: host, decompressionMaximumSize: decompressionSize)
+                    let handler = HTTP1ConnectionHandler(
+                        host: host,
+                        decompressionMaximumSize: decompressionSize,
+                        setupErrorBox: setupErrorBox
+                    )
                     if useTLS, let sslContext {
                         let tlsHandler: NIOSSLClientHandler
                         if let verifier {
@@ -184,13 +189,15 @@ struct ConnectionFactory: Sendable {
         do {
             // Wait for the TLS handshake (if any) within the connect deadline.
             let ready: EventLoopFuture<NIOLoopBound<HTTP1ConnectionHandler>> = channel.eventLoop.flatSubmit {
-                let promise = channel.eventLoop.makePromise(of: Void.self)
                 let handler: HTTP1ConnectionHandler
                 do {
                     handler = try channel.pipeline.syncOperations.handler(type: HTTP1ConnectionHandler.self)
                 } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
+                    return channel.eventLoop.makeFailedFuture(
+                        setupErrorBox.value ?? EngineError.connectionLost("the connection closed during setup")
+                    )
                 }
+                let promise = channel.eventLoop.makePromise(of: Void.self)
                 let timeout = channel.eventLoop.scheduleTask(deadline: deadline) {
                     promise.fail(EngineError.timedOut(.connect))
                     channel.close(promise: nil)
@@ -219,7 +226,7 @@ struct ConnectionFactory: Sendable {
             return HTTP1Connection(id: id, key: key, channel: channel, handler: handler)
         } catch {
             channel.close(promise: nil)
-            throw EngineErrorMapping.map(error, host: key.host)
+            throw setupErrorBox.value ?? EngineErrorMapping.map(error, host: key.host)
         }
     }
 

@@ -133,6 +133,7 @@ struct ConnectionPoolStateMachine {
             retryKey = key
         }
         hosts[key] = host
+        cleanUp(key)
         return .failWaiter(waiter, retryKey: retryKey)
     }
 

@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOSSL
 import NIOTLS
+import Synchronization
 
 /// The I/O around ``HTTP1ConnectionStateMachine``: writes requests, reads responses, applies
 /// backpressure both ways, runs the request's clocks and reports to the pool.
@@ -52,14 +53,19 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
 
     private var stateMachine = HTTP1ConnectionStateMachine()
     private var handshakeCompleted = false
-    private var setupError: EngineError?
+    private var setupError: EngineError? {
+        didSet { setupErrorBox.set(setupError) }
+    }
+    /// The setup error, readable from the connecting task after the handler left the pipeline.
+    let setupErrorBox: SetupErrorBox
     private var isClosed = false
     private var context: ChannelHandlerContext?
     private var exchange: Exchange?
     private var pendingRead = false
 
-    init(host: String, decompressionMaximumSize: Int?) {
+    init(host: String, decompressionMaximumSize: Int?, setupErrorBox: SetupErrorBox) {
         self.host = host
+        self.setupErrorBox = setupErrorBox
         self.decompressionMaximumSize = decompressionMaximumSize
     }
 
@@ -550,6 +556,15 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         for (name, value) in head.headers { size += name.utf8.count + value.utf8.count + 4 }
         return Int64(size + 2)
     }
+}
+
+/// Carries a connection's setup error (TLS rejection, handshake failure) from its event loop
+/// to the task that is opening it, even after the handler has left the pipeline.
+final class SetupErrorBox: Sendable {
+    private let error = Mutex<EngineError?>(nil)
+
+    func set(_ value: EngineError?) { error.withLock { $0 = value } }
+    var value: EngineError? { error.withLock { $0 } }
 }
 
 extension String {

@@ -1,0 +1,136 @@
+import CourierEngine
+import CourierTestServer
+import Foundation
+import NIOCore
+import Testing
+
+/// Cancelling at each phase gives exactly one terminal event, `cancelled`, and frees the
+/// connection (closed when mid-exchange).
+@Suite("HTTPEngine cancellation")
+struct EngineCancellationTests {
+    @Test func cancelWhileQueuedForAConnection() async throws {
+        var configuration = EngineConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        try await withEngine(engine: configuration) { engine, server in
+            let blocker = EventRecorder()
+            let blockerTask = engine.execute(EngineRequest(url: server.url("/fault/no-response"))) { blocker.record($0) }
+            let queued = EventRecorder()
+            let queuedTask = engine.execute(EngineRequest(url: server.url("/get"))) { queued.record($0) }
+            try await Task.sleep(for: .milliseconds(100))
+            queuedTask.cancel()
+            await queued.waitForEnd()
+            #expect(queued.failure == .cancelled)
+            blockerTask.cancel()
+            await blocker.waitForEnd()
+            #expect(blocker.failure == .cancelled)
+            // The pool still works afterwards.
+            #expect(try await engine.collect(EngineRequest(url: server.url("/get"))).head.status == .ok)
+            #expect(queued.terminalCount == 1 && blocker.terminalCount == 1)
+        }
+    }
+
+    @Test func cancelImmediatelyAfterStart() async throws {
+        try await withEngine { engine, server in
+            let recorder = EventRecorder()
+            let task = engine.execute(EngineRequest(url: server.url("/delay/2"))) { recorder.record($0) }
+            task.cancel()
+            await recorder.waitForEnd()
+            #expect(recorder.failure == .cancelled)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(recorder.terminalCount == 1)
+        }
+    }
+
+    @Test func cancelWhileWaitingForTheHead() async throws {
+        try await withEngine { engine, server in
+            let recorder = EventRecorder()
+            let task = engine.execute(EngineRequest(url: server.url("/fault/no-response"))) { recorder.record($0) }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            await recorder.waitForEnd()
+            #expect(recorder.failure == .cancelled)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(engine.openConnectionCount == 0)
+        }
+    }
+
+    @Test func cancelMidBodyThroughSwiftTaskCancellation() async throws {
+        try await withEngine { engine, server in
+            let response = try await engine.stream(EngineRequest(url: server.url("/drip?duration=3&numbytes=30&delay=0")))
+            let consumer = Task {
+                var received = 0
+                do {
+                    for try await chunk in response.body { received += chunk.readableBytes }
+                    return EngineError?.none
+                } catch {
+                    return error as? EngineError
+                }
+            }
+            try await Task.sleep(for: .milliseconds(400))
+            consumer.cancel()
+            let error = await consumer.value
+            #expect(error == .cancelled)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(engine.openConnectionCount == 0)
+        }
+    }
+
+    @Test func cancelDuringUpload() async throws {
+        try await withEngine { engine, server in
+            let recorder = EventRecorder()
+            let body = RequestBody.stream(length: nil) { writer in
+                while true {
+                    try await writer.write(ByteBuffer(repeating: 0x62, count: 16 * 1024))
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            let task = engine.execute(EngineRequest(method: "POST", url: server.url("/upload"), body: body)) {
+                recorder.record($0)
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            await recorder.waitForEnd()
+            #expect(recorder.failure == .cancelled)
+            let progressEvents = recorder.all.filter { if case .uploadProgress = $0 { return true } else { return false } }
+            #expect(!progressEvents.isEmpty)
+        }
+    }
+
+    @Test func pauseStopsReadingAndResumeFinishes() async throws {
+        try await withEngine { engine, server in
+            let recorder = EventRecorder()
+            let task = engine.execute(EngineRequest(url: server.url("/bytes/8000000"))) { recorder.record($0) }
+            task.pause()
+            try await Task.sleep(for: .milliseconds(300))
+            func received() -> Int {
+                recorder.all.reduce(0) { total, event in
+                    if case .bodyPart(let part) = event { return total + part.readableBytes }
+                    return total
+                }
+            }
+            let whilePaused = received()
+            try await Task.sleep(for: .milliseconds(500))
+            // Socket buffers may hold some bytes, but reading stopped: nothing more arrives.
+            #expect(received() == whilePaused)
+            #expect(whilePaused < 8_000_000)
+            task.resume()
+            await recorder.waitForEnd()
+            #expect(recorder.failure == nil)
+            #expect(received() == 8_000_000)
+        }
+    }
+
+    @Test func shutdownFailsRunningRequests() async throws {
+        let server = try await TestServer.start()
+        let engine = try HTTPEngine()
+        let recorder = EventRecorder()
+        engine.execute(EngineRequest(url: server.url("/fault/no-response"))) { recorder.record($0) }
+        try await Task.sleep(for: .milliseconds(200))
+        await engine.shutdown()
+        await recorder.waitForEnd()
+        #expect(recorder.failure == .shutDown)
+        let after = await engineError { _ = try await engine.collect(EngineRequest(url: server.url("/get"))) }
+        #expect(after == .shutDown)
+        try await server.shutdown()
+    }
+}

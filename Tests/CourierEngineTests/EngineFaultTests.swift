@@ -1,0 +1,100 @@
+import CourierEngine
+import CourierTestServer
+import Foundation
+import NIOCore
+import Testing
+
+/// Every fault endpoint ends in the right typed error, within its timeout, and leaves no
+/// connection or file descriptor behind.
+@Suite("HTTPEngine against misbehaving servers", .serialized)
+struct EngineFaultTests {
+    private func failure(_ path: String, idleTimeout: TimeAmount = .milliseconds(500)) async throws -> EngineError? {
+        var configuration = EngineConfiguration()
+        configuration.idleTimeout = idleTimeout
+        let error = try await withEngine(engine: configuration) { engine, server in
+            let clock = ContinuousClock()
+            let started = clock.now
+            let error = await engineError { _ = try await engine.collect(EngineRequest(url: server.url(path))) }
+            // Generous bound: the point is "ends", not speed (no timing assertions on speed).
+            #expect(clock.now - started < .seconds(10))
+            // The failed connection is closed: no socket to the server is left open.
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(openClientSockets(toPort: server.port) == 0)
+            #expect(engine.openConnectionCount == 0)
+            return error
+        }
+        return error
+    }
+
+    @Test func shortBodyIsConnectionLostNotShortSuccess() async throws {
+        let error = try await failure("/fault/short-body?length=1000&sent=500")
+        guard case .connectionLost = error else {
+            Issue.record("expected connectionLost, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func resetMidBodyIsConnectionLost() async throws {
+        let error = try await failure("/fault/reset-mid-body?length=100000&sent=1000")
+        guard case .connectionLost = error else {
+            Issue.record("expected connectionLost, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func incompleteHeadersTimeOut() async throws {
+        #expect(try await failure("/fault/incomplete-headers") == .timedOut(.idle))
+    }
+
+    @Test func stalledBodyTimesOut() async throws {
+        #expect(try await failure("/fault/stall-body/1000") == .timedOut(.idle))
+    }
+
+    @Test func noResponseTimesOut() async throws {
+        #expect(try await failure("/fault/no-response") == .timedOut(.idle))
+    }
+
+    @Test func badChunkingIsAProtocolViolation() async throws {
+        let error = try await failure("/fault/bad-chunked")
+        guard case .protocolViolation = error else {
+            Issue.record("expected protocolViolation, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func hugeHeaderBlockIsRefused() async throws {
+        let error = try await failure("/fault/huge-headers?kib=1024")
+        guard case .protocolViolation = error else {
+            Issue.record("expected protocolViolation, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func closeDelimitedBodyIsReadToTheEnd() async throws {
+        try await withEngine { engine, server in
+            let response = try await engine.collect(EngineRequest(url: server.url("/fault/close-delimited?bytes=10000")))
+            #expect(response.body.readableBytes == 10_000)
+            let bytes = Array(response.body.readableBytesView)
+            #expect(bytes.enumerated().allSatisfy { $0.element == UInt8(ascii: "a") + UInt8($0.offset % 26) })
+        }
+    }
+
+    @Test func redirectLoopIsDeliveredAsIsByTheEngine() async throws {
+        // Redirects belong to the session layer; the engine returns the 3xx.
+        try await withEngine { engine, server in
+            let response = try await engine.collect(EngineRequest(url: server.url("/fault/redirect-loop")))
+            #expect(response.head.status.code == 302)
+        }
+    }
+
+    @Test func deadlineBoundsTheWholeRequest() async throws {
+        try await withEngine { engine, server in
+            let request = EngineRequest(
+                url: server.url("/drip?duration=5&numbytes=5&delay=0"),
+                deadline: .now() + .milliseconds(300)
+            )
+            let error = await engineError { _ = try await engine.collect(request) }
+            #expect(error == .timedOut(.deadline))
+        }
+    }
+}
