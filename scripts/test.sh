@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The test command: builds everything with warnings treated as a failure, then runs every
+# suite (Swift Testing) against the in-process test server on loopback.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-dependencies.sh
+
+log=$(mktemp)
+swift build --build-tests 2>&1 | tee "$log"
+if grep -E "warning:" "$log" | grep -v "/.build/checkouts/" | grep -q .; then
+    echo "Build produced warnings in Courier's own code (zero allowed)." >&2
+    exit 1
+fi
+rm -f "$log"
+
+swift test --skip-build "$@"
