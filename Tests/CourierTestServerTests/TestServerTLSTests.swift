@@ -29,11 +29,18 @@ extension TestCertificateAuthorityTests {
             try outcome.requireSuccess()
         }
 
-        @Test(arguments: [ServerChainKind.wrongHost, .expired, .notYetValid, .selfSigned])
-        func invalidChainFailsTheHandshake(kind: ServerChainKind) async throws {
+        /// Each invalid chain fails for its own reason: the client's error, and for chain errors
+        /// the alert the client sent to the server.
+        @Test(arguments: [
+            (ServerChainKind.wrongHost, "failedToValidateHostname", "closed before application data"),
+            (.expired, "CERTIFICATE_VERIFY_FAILED", "CERTIFICATE_EXPIRED"),
+            (.notYetValid, "CERTIFICATE_VERIFY_FAILED", "CERTIFICATE_EXPIRED"),  // BoringSSL's alert for both
+            (.selfSigned, "CERTIFICATE_VERIFY_FAILED", "UNKNOWN_CA"),
+        ])
+        func invalidChainFailsTheHandshake(kind: ServerChainKind, clientError: String, serverError: String) async throws {
             let outcome = try await handshake(presenting: kind, serverHostname: "localhost")
-            #expect(outcome.client != nil, "the client accepted the \(kind) chain")
-            #expect(outcome.server != nil)
+            #expect(outcome.client.contains(clientError), "the client accepted the \(kind) chain or failed otherwise")
+            #expect(outcome.server.contains(serverError))
         }
 
         @Test func wrongHostChainIsAcceptedForItsOwnName() async throws {
@@ -49,7 +56,8 @@ extension TestCertificateAuthorityTests {
                 trusting: authority.rootCertificateDER,
                 serverHostname: "localhost"
             )
-            #expect(outcome.client != nil)
+            #expect(outcome.client.contains("CERTIFICATE_VERIFY_FAILED"))
+            #expect(outcome.server.contains("UNKNOWN_CA"))
         }
 
         // MARK: Mutual TLS
@@ -60,8 +68,8 @@ extension TestCertificateAuthorityTests {
                 serverHostname: "localhost",
                 requireClientCertificateSignedBy: authority.rootCertificateDER
             )
-            #expect(outcome.server != nil, "the server accepted a client without a certificate")
-            #expect(outcome.client != nil, "the client was answered although the server rejected it")
+            #expect(outcome.server.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE"), "the server accepted a client without a certificate")
+            #expect(outcome.client.contains("CERTIFICATE_REQUIRED"), "the client was answered although the server rejected it")
         }
 
         @Test func mutualTLSSucceedsWithTheClientIdentity() async throws {
@@ -82,8 +90,8 @@ extension TestCertificateAuthorityTests {
                 requireClientCertificateSignedBy: authority.rootCertificateDER,
                 clientIdentity: other.clientIdentity
             )
-            #expect(outcome.server != nil, "the server accepted a client certificate of another CA")
-            #expect(outcome.client != nil)
+            #expect(outcome.server.contains("CERTIFICATE_VERIFY_FAILED"), "the server accepted a client certificate of another CA")
+            #expect(outcome.client.contains("UNKNOWN_CA"))
         }
 
         // MARK: Harness
@@ -197,7 +205,16 @@ extension TestCertificateAuthorityTests {
     }
 }
 
-enum HandshakeTestError: Error, CustomStringConvertible {
+fileprivate extension Optional where Wrapped == any Error {
+    /// Whether this is an error whose description contains `fragment` (BoringSSL's reason codes
+    /// such as `UNKNOWN_CA` appear there).
+    func contains(_ fragment: String) -> Bool {
+        guard let error = self else { return false }
+        return String(describing: error).contains(fragment)
+    }
+}
+
+private enum HandshakeTestError: Error, CustomStringConvertible {
     case closedBeforeData
     case timedOut
     case failed(side: String, any Error)
