@@ -63,6 +63,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
+            exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -72,6 +73,9 @@ let package = Package(
                 "CourierEngine",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -10,13 +10,19 @@ public struct CollectedResponse: Sendable {
     public var body: ByteBuffer
     /// Timings and counts of the exchange.
     public var metrics: EngineMetrics
+
+    /// Creates a response from its parts.
+    public init(head: HTTPResponseHead, body: ByteBuffer, metrics: EngineMetrics) {
+        self.head = head
+        self.body = body
+        self.metrics = metrics
+    }
 }
 
 extension HTTPEngine {
     /// Runs `request` and gathers the whole response. A body larger than `maximumBodySize`
-    /// cancels the request and throws ``EngineError/invalidBody(_:)``... no: throws
-    /// ``EngineError/protocolViolation(_:)`` naming the limit. Cancelling the calling task
-    /// cancels the request.
+    /// cancels the request and throws ``EngineError/protocolViolation(_:)`` naming the limit.
+    /// Cancelling the calling task cancels the request.
     public func collect(_ request: EngineRequest, maximumBodySize: Int = 256 << 20) async throws(EngineError)
         -> CollectedResponse
     {

@@ -6,6 +6,6 @@ struct CourierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
         abstract: "Courier: an HTTP networking library for Swift on Linux, and its tools.",
-        subcommands: [ServeCommand.self]
+        subcommands: [DemoCommand.self, ServeCommand.self]
     )
 }

@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+
+/// A one-line progress bar (bytes, percentage, rate) redrawn in place on a terminal, and
+/// printed as quarter milestones when the output is not a terminal (so logs stay readable).
+final class ProgressLine: Sendable {
+    private struct State {
+        var lastDraw = Date.distantPast
+        var lastQuarter = -1
+        var done = false
+    }
+
+    private let total: Int64
+    private let start = Date()
+    private let isTerminal = isatty(STDOUT_FILENO) == 1
+    private let state = Mutex(State())
+    private let output: DemoOutput
+
+    init(total: Int64, output: DemoOutput) {
+        self.total = total
+        self.output = output
+    }
+
+    /// Reports `done` bytes so far (any thread).
+    func update(_ done: Int64) {
+        let now = Date()
+        let line: String? = state.withLock { state in
+            guard !state.done else { return nil }
+            if isTerminal {
+                guard now.timeIntervalSince(state.lastDraw) > 0.05 || done == total else { return nil }
+                state.lastDraw = now
+                return "\r    " + render(done, now: now)
+            }
+            let quarter = total > 0 ? Int(done * 4 / total) : 4
+            guard quarter > state.lastQuarter else { return nil }
+            state.lastQuarter = quarter
+            return "    " + render(done, now: now) + "\n"
+        }
+        if let line {
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }
+
+    /// Ends the bar with a newline.
+    func finish() {
+        update(total)
+        let wasTerminal = state.withLock { state in
+            state.done = true
+            return isTerminal
+        }
+        if wasTerminal { FileHandle.standardOutput.write(Data("\n".utf8)) }
+    }
+
+    private func render(_ done: Int64, now: Date) -> String {
+        let width = 30
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let elapsed = max(now.timeIntervalSince(start), 0.001)
+        let rate = Double(done) / elapsed / 1_048_576
+        return String(
+            format: "[%@] %3.0f%%  %.1f/%.1f MiB  %.0f MiB/s",
+            bar, fraction * 100, Double(done) / 1_048_576, Double(total) / 1_048_576, rate
+        )
+    }
+}
