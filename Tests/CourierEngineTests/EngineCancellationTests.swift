@@ -87,7 +87,10 @@ struct EngineCancellationTests {
             let task = engine.execute(EngineRequest(method: "POST", url: server.url("/upload"), body: body)) {
                 recorder.record($0)
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // Cancel once the upload is demonstrably under way.
+            for _ in 0..<100 where !recorder.all.contains(where: { if case .uploadProgress = $0 { true } else { false } }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             task.cancel()
             await recorder.waitForEnd()
             #expect(recorder.failure == .cancelled)

@@ -1,0 +1,36 @@
+import CourierEngine
+import CourierTestServer
+import Foundation
+import NIOCore
+import Testing
+
+/// The README's engine example, compiled and run against the test server (only the base URL
+/// differs), so the README can't drift from the API.
+@Suite("README examples")
+struct ReadmeExampleTests {
+    @Test func engineExample() async throws {
+        let server = try await TestServer.start()
+        let base = server.baseURL.absoluteString
+
+        let engine = try HTTPEngine()
+        let response = try await engine.collect(EngineRequest(url: URL(string: "\(base)/get?a=1")!))
+        print(response.head.status, response.body.readableBytes, response.metrics.isReusedConnection)
+
+        let download = try await engine.stream(EngineRequest(url: URL(string: "\(base)/bytes/102400")!))
+        var received = 0
+        for try await chunk in download.body { received += chunk.readableBytes }
+
+        let upload = EngineRequest(
+            method: "POST",
+            url: URL(string: "\(base)/upload")!,
+            body: .stream(length: nil) { writer in try await writer.write(ByteBuffer(string: "hello")) }
+        )
+        let uploaded = try await engine.collect(upload)
+
+        #expect(response.head.status == .ok)
+        #expect(received == 102_400)
+        #expect(String(decoding: uploaded.body.readableBytesView, as: UTF8.self).contains("\"bytes\":5"))
+        await engine.shutdown()
+        try await server.shutdown()
+    }
+}
