@@ -1,0 +1,173 @@
+public import CourierEngine
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// Everything that can go wrong in Courier, as one error type.
+///
+/// Each case carries what AFNetworking puts in an `NSError`'s `userInfo`: the failing URL,
+/// the `HTTPURLResponse`, the response data and the underlying error. Messages read like
+/// AFNetworking's (`Request failed: not found (404)`), through both ``description`` and
+/// `LocalizedError.errorDescription`.
+///
+/// Validation errors chain as in AFNetworking: when both the status code and the content type
+/// are unacceptable, the thrown error is ``unacceptableStatusCode(response:data:underlying:)``
+/// with the ``unacceptableContentType(_:response:data:)`` error as its `underlying` value.
+public indirect enum CourierError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    /// Why a request could not be built (AFN's `AFURLRequestSerializationErrorDomain`).
+    public enum RequestSerializationReason: Sendable, Equatable, CustomStringConvertible {
+        /// The URL string did not parse into a URL.
+        case invalidURL(String)
+        /// A value can't be written as JSON (for example a non-finite number).
+        case invalidJSONValue(String)
+        /// A value can't be written as a property list (for example `null`).
+        case invalidPropertyListValue(String)
+        /// The custom `queryStringSerialization` closure threw; its message.
+        case queryStringSerializationFailed(String)
+        /// The parameters could not be encoded in the serializer's `stringEncoding`.
+        case stringEncodingFailed(String.Encoding)
+        /// Multipart requests need a body: GET and HEAD are refused.
+        case multipartMethodNotAllowed(String)
+        /// A multipart file part: no file at the path.
+        case fileNotFound(path: String)
+        /// A multipart file part: the path names a directory or a special file.
+        case notARegularFile(path: String)
+        /// A multipart file part: the file exists but can't be opened for reading.
+        case fileNotReadable(path: String)
+        /// A multipart file part: the URL is not a `file:` URL.
+        case notAFileURL(String)
+        /// An `Encodable` value could not be turned into ``Parameters``.
+        case parameterEncodingFailed(String)
+        /// Writing a multipart body to a file failed.
+        case bodyFileWriteFailed(path: String, reason: String)
+        /// The multipart body could not be read (a stream ended early or failed).
+        case bodyStreamFailed(String)
+
+        /// A readable reason.
+        public var description: String {
+            switch self {
+            case .invalidURL(let string): return "invalid URL string: \(string)"
+            case .invalidJSONValue(let reason): return "invalid JSON value: \(reason)"
+            case .invalidPropertyListValue(let reason): return "invalid property list value: \(reason)"
+            case .queryStringSerializationFailed(let reason): return "query string serialization failed: \(reason)"
+            case .stringEncodingFailed(let encoding): return "parameters can't be encoded as \(encoding)"
+            case .multipartMethodNotAllowed(let method): return "multipart requests can't use \(method)"
+            case .fileNotFound(let path): return "no file at \(path)"
+            case .notARegularFile(let path): return "not a regular file: \(path)"
+            case .fileNotReadable(let path): return "file is not readable: \(path)"
+            case .notAFileURL(let url): return "not a file URL: \(url)"
+            case .parameterEncodingFailed(let reason): return "parameter encoding failed: \(reason)"
+            case .bodyFileWriteFailed(let path, let reason): return "could not write the body to \(path): \(reason)"
+            case .bodyStreamFailed(let reason): return "the body stream failed: \(reason)"
+            }
+        }
+    }
+
+    /// The request could not be built. AFN: `AFURLRequestSerializationErrorDomain`.
+    case requestSerializationFailed(RequestSerializationReason)
+    /// The status code is outside `acceptableStatusCodes` (AFN `NSURLErrorBadServerResponse`,
+    /// -1011). `underlying` holds the content-type error when that check failed too.
+    case unacceptableStatusCode(response: HTTPURLResponse, data: Data?, underlying: CourierError?)
+    /// The MIME type (nil when the response has none) is outside `acceptableContentTypes`
+    /// (AFN `NSURLErrorCannotDecodeContentData`, -1016).
+    case unacceptableContentType(String?, response: HTTPURLResponse, data: Data?)
+    /// The body could not be parsed (`reason` says how); `underlying` is the validation error
+    /// that was also found, if any (AFN chains it as `NSUnderlyingErrorKey`).
+    case responseSerializationFailed(reason: String, response: HTTPURLResponse?, data: Data?, underlying: CourierError?)
+    /// The server's certificate chain was rejected by the security policy or the trust store.
+    case serverTrustRejected(host: String, reason: String)
+    /// The request ran out of time.
+    case timedOut(url: URL?, reason: String)
+    /// No connection could be made (DNS failure, refused, TLS handshake failure).
+    case cannotConnect(url: URL?, reason: String)
+    /// The connection broke before the response was complete.
+    case connectionLost(url: URL?, reason: String)
+    /// More redirects than the limit allows.
+    case tooManyRedirects(url: URL?, limit: Int)
+    /// The task was cancelled.
+    case cancelled(url: URL?)
+    /// A finished download could not be moved to its destination.
+    case cannotMoveDownloadedFile(from: URL, to: URL, reason: String)
+    /// Any other engine failure (invalid header, protocol violation, shut down, ...).
+    case engine(EngineError)
+
+    /// Maps an engine failure onto the matching case; `url` is the request's URL.
+    public init(_ error: EngineError, url: URL? = nil) {
+        switch error {
+        case .serverTrustRejected(let host, let reason): self = .serverTrustRejected(host: host, reason: reason)
+        case .timedOut: self = .timedOut(url: url, reason: error.description)
+        case .dnsFailure, .cannotConnect, .tlsHandshakeFailed: self = .cannotConnect(url: url, reason: error.description)
+        case .connectionLost: self = .connectionLost(url: url, reason: error.description)
+        case .cancelled: self = .cancelled(url: url)
+        default: self = .engine(error)
+        }
+    }
+
+    /// The HTTP response attached to the error, if any (AFN's `…error.response` key).
+    public var response: HTTPURLResponse? {
+        switch self {
+        case .unacceptableStatusCode(let response, _, _), .unacceptableContentType(_, let response, _):
+            return response
+        case .responseSerializationFailed(_, let response, _, let underlying):
+            return response ?? underlying?.response
+        default: return nil
+        }
+    }
+
+    /// The response data attached to the error, if any (AFN's `…error.data` key).
+    public var responseData: Data? {
+        switch self {
+        case .unacceptableStatusCode(_, let data, _), .unacceptableContentType(_, _, let data): return data
+        case .responseSerializationFailed(_, _, let data, let underlying): return data ?? underlying?.responseData
+        default: return nil
+        }
+    }
+
+    /// The chained error (AFN's `NSUnderlyingErrorKey`), if any.
+    public var underlyingError: CourierError? {
+        switch self {
+        case .unacceptableStatusCode(_, _, let underlying), .responseSerializationFailed(_, _, _, let underlying):
+            return underlying
+        default: return nil
+        }
+    }
+
+    /// The URL that failed (AFN's `NSURLErrorFailingURLErrorKey`), if known.
+    public var failingURL: URL? {
+        switch self {
+        case .timedOut(let url, _), .cannotConnect(let url, _), .connectionLost(let url, _),
+            .tooManyRedirects(let url, _), .cancelled(let url):
+            return url
+        default: return response?.url
+        }
+    }
+
+    /// AFNetworking's wording, e.g. `Request failed: not found (404)`.
+    public var description: String {
+        switch self {
+        case .requestSerializationFailed(let reason):
+            return "Request serialization failed: \(reason)"
+        case .unacceptableStatusCode(let response, _, _):
+            let text = HTTPURLResponse.localizedString(forStatusCode: response.statusCode).lowercased()
+            return "Request failed: \(text) (\(response.statusCode))"
+        case .unacceptableContentType(let mimeType, _, _):
+            return "Request failed: unacceptable content-type: \(mimeType ?? "(null)")"
+        case .responseSerializationFailed(let reason, _, _, _):
+            return "Response serialization failed: \(reason)"
+        case .serverTrustRejected(let host, let reason):
+            return "The certificate for this server is invalid (\(host)): \(reason)"
+        case .timedOut(_, let reason): return "The request timed out: \(reason)"
+        case .cannotConnect(_, let reason): return "Could not connect to the server: \(reason)"
+        case .connectionLost(_, let reason): return "The network connection was lost: \(reason)"
+        case .tooManyRedirects(_, let limit): return "Too many HTTP redirects (more than \(limit))"
+        case .cancelled: return "cancelled"
+        case .cannotMoveDownloadedFile(let from, let to, let reason):
+            return "Could not move the downloaded file from \(from.path) to \(to.path): \(reason)"
+        case .engine(let error): return error.description
+        }
+    }
+
+    /// Same as ``description``.
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,119 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+import Synchronization
+
+/// AFNetworking's `AFHTTPResponseSerializer`: validates the status code and the MIME type and
+/// returns the raw data.
+///
+/// Validation (only for an `HTTPURLResponse`), in AFN's order:
+/// 1. Content type: fails when ``acceptableContentTypes`` is non-nil, the MIME type is not in
+///    it, and not (no MIME type and empty data). The error,
+///    ``CourierError/unacceptableContentType(_:response:data:)`` ("Request failed:
+///    unacceptable content-type: text/html"), is only made when the data is non-empty and the
+///    response has a URL; otherwise the response is invalid without an error.
+/// 2. Status: fails when ``acceptableStatusCodes`` is non-nil, the code is not in it and the
+///    response has a URL: ``CourierError/unacceptableStatusCode(response:data:underlying:)``
+///    ("Request failed: not found (404)") with the content-type error as `underlying`.
+///
+/// Defaults: status codes 200..<300, any content type. Thread-safe: settings live behind a
+/// mutex.
+public final class HTTPResponseSerializer: ResponseSerializer {
+    struct Settings {
+        var acceptableStatusCodes: IndexSet? = IndexSet(integersIn: 200..<300)
+        var acceptableContentTypes: Set<String>?
+    }
+
+    /// The outcome of validation: AFN's `BOOL` plus its optional `NSError`.
+    struct Validation {
+        var isValid: Bool
+        var error: CourierError?
+
+        /// Whether the failure includes the content-type check (AFN: "has code
+        /// NSURLErrorCannotDecodeContentData" anywhere in the chain), or is invalid with no
+        /// error at all: either way serializers don't parse.
+        var skipsParsing: Bool {
+            guard !isValid else { return false }
+            guard let error else { return true }
+            var current: CourierError? = error
+            while let candidate = current {
+                if case .unacceptableContentType = candidate { return true }
+                current = candidate.underlyingError
+            }
+            return false
+        }
+    }
+
+    private let settings: Mutex<Settings>
+
+    /// Creates a serializer accepting 200..<300 and any content type.
+    public convenience init() {
+        self.init(acceptableContentTypes: nil)
+    }
+
+    /// Creates a serializer accepting 200..<300 and `acceptableContentTypes`.
+    public init(acceptableContentTypes: Set<String>?) {
+        settings = Mutex(Settings(acceptableContentTypes: acceptableContentTypes))
+    }
+
+    /// Status codes that pass validation; nil accepts any. Default 200..<300.
+    public var acceptableStatusCodes: IndexSet? {
+        get { settings.withLock { $0.acceptableStatusCodes } }
+        set { settings.withLock { $0.acceptableStatusCodes = newValue } }
+    }
+
+    /// MIME types that pass validation (compared case-insensitively); nil accepts any.
+    /// Default nil here; each parsing serializer sets its own list.
+    public var acceptableContentTypes: Set<String>? {
+        get { settings.withLock { $0.acceptableContentTypes } }
+        set { settings.withLock { $0.acceptableContentTypes = newValue } }
+    }
+
+    /// Validates `response` as described on the type.
+    /// - Throws: ``CourierError/unacceptableStatusCode(response:data:underlying:)`` or
+    ///   ``CourierError/unacceptableContentType(_:response:data:)``. A response that is
+    ///   invalid only by content type with an empty body (or no URL) does not throw: AFN
+    ///   reports no error there either.
+    public func validate(_ response: HTTPURLResponse?, data: Data?) throws {
+        if let error = validation(response, data: data).error { throw error }
+    }
+
+    /// Validates and returns `data` as it is (even when validation fails).
+    /// - Throws: the validation error; ``serializeResponse(_:data:)`` returns the data with it.
+    public func responseObject(for response: HTTPURLResponse?, data: Data?) throws -> Data? {
+        try validate(response, data: data)
+        return data
+    }
+
+    /// The data and the validation error together (AFN returns the data even when invalid).
+    public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<Data?> {
+        SerializedResponse(object: .some(data), error: validation(response, data: data).error)
+    }
+
+    /// AFN's `validateResponse:data:error:`.
+    func validation(_ response: HTTPURLResponse?, data: Data?) -> Validation {
+        guard let response else { return Validation(isValid: true, error: nil) }
+        let settings = settings.withLock { $0 }
+        var isValid = true
+        var error: CourierError?
+        let dataLength = data?.count ?? 0
+        if let acceptable = settings.acceptableContentTypes {
+            let mimeType = response.mimeType?.lowercased()
+            let accepted = mimeType.map { mime in acceptable.contains { $0.lowercased() == mime } } ?? false
+            if !accepted && !(mimeType == nil && dataLength == 0) {
+                if dataLength > 0, response.url != nil {
+                    error = .unacceptableContentType(response.mimeType, response: response, data: data)
+                }
+                isValid = false
+            }
+        }
+        if let acceptable = settings.acceptableStatusCodes, response.url != nil,
+            response.statusCode < 0 || !acceptable.contains(response.statusCode)
+        {
+            error = .unacceptableStatusCode(response: response, data: data, underlying: error)
+            isValid = false
+        }
+        return Validation(isValid: isValid, error: error)
+    }
+}

@@ -1,0 +1,66 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// AFNetworking's `AFJSONResponseSerializer`: validates, then parses JSON into a ``JSONValue``.
+///
+/// - Acceptable content types: `application/json`, `text/json`, `text/javascript`.
+/// - A content-type failure (or a response invalid with no error) is not parsed: nil.
+/// - A status-only failure is still parsed: ``serializeResponse(_:data:)`` returns the object
+///   **and** the status error; ``responseObject(for:data:)`` throws the status error.
+/// - An empty body or a single space gives nil and no extra error (Rails' `head :ok`).
+/// - A parse error becomes ``CourierError/responseSerializationFailed(reason:response:data:underlying:)``
+///   with the validation error, if any, as `underlying`.
+/// - ``removesKeysWithNullValues`` drops `null` members and elements recursively.
+///
+/// Thread-safe: settings live behind mutexes.
+public final class JSONResponseSerializer: HTTPResponseSerializerWrapper {
+    /// Holds the validation settings.
+    public let base: HTTPResponseSerializer
+    private let settings: LockedValue<(JSONSerialization.ReadingOptions, Bool)>
+
+    /// Creates a serializer. `readingOptions`: `.fragmentsAllowed` accepts a top-level
+    /// scalar (default: only objects and arrays, as `JSONSerialization`).
+    public init(readingOptions: JSONSerialization.ReadingOptions = [], removesKeysWithNullValues: Bool = false) {
+        base = HTTPResponseSerializer(acceptableContentTypes: ["application/json", "text/json", "text/javascript"])
+        settings = LockedValue((readingOptions, removesKeysWithNullValues))
+    }
+
+    /// Reading options; only `.fragmentsAllowed` changes the result. Default none.
+    public var readingOptions: JSONSerialization.ReadingOptions {
+        get { settings.value.0 }
+        set { settings.value.0 = newValue }
+    }
+
+    /// Whether `null` object members and array elements are removed, recursively. Default false.
+    public var removesKeysWithNullValues: Bool {
+        get { settings.value.1 }
+        set { settings.value.1 = newValue }
+    }
+
+    /// The parsed JSON, nil for an empty or single-space body.
+    /// - Throws: the validation error (also when the body parsed) or the parse error.
+    public func responseObject(for response: HTTPURLResponse?, data: Data?) throws -> JSONValue? {
+        try serializeResponse(response, data: data).get(fallback: nil)
+    }
+
+    /// The parsed JSON and the error together, as described on the type.
+    public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<JSONValue?> {
+        let validation = base.validation(response, data: data)
+        if validation.skipsParsing { return SerializedResponse(object: .some(nil), error: validation.error) }
+        guard let data, !data.isEmpty, data != Data(" ".utf8) else {
+            return SerializedResponse(object: .some(nil), error: validation.error)
+        }
+        let (options, removesNulls) = settings.value
+        do {
+            let value = try JSONValue(parsing: data, allowFragments: options.contains(.fragmentsAllowed))
+            return SerializedResponse(object: .some(removesNulls ? value.removingNullValues() : value), error: validation.error)
+        } catch {
+            return SerializedResponse(
+                object: .some(nil),
+                error: .responseSerializationFailed(
+                    reason: "invalid JSON: \(error)", response: response, data: data, underlying: validation.error))
+        }
+    }
+}
