@@ -102,6 +102,10 @@ public struct RequestBody: Sendable {
         }
     }
 
+    /// The byte count when known before sending (nil for a stream of unknown length or an
+    /// unreadable file).
+    public var expectedLength: Int64? { knownLength }
+
     /// The byte count when known before sending.
     var knownLength: Int64? {
         switch storage {

@@ -1,0 +1,55 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// How a redirect changes a request, as pure functions (RFC 9110 §15.4 and browsers' practice).
+///
+/// - 301, 302 and 303 turn any method but GET and HEAD into GET without a body (303 turns
+///   HEAD into HEAD too);
+/// - 307 and 308 keep the method and the body;
+/// - `Authorization` and `Cookie` are dropped when the redirect leaves the origin (scheme,
+///   host, port).
+public enum RedirectRule {
+    /// Status codes that are redirects the session follows.
+    public static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The request to send for a redirect of `request` to `location` with `statusCode`, or nil
+    /// when `location` is not a usable URL (relative locations resolve against `request`'s URL).
+    public static func redirectedRequest(from request: URLRequest, statusCode: Int, location: String) -> URLRequest? {
+        guard let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        var redirected = request
+        redirected.url = target
+        let method = request.httpMethod ?? "GET"
+        switch statusCode {
+        case 301, 302, 303:
+            if method != "GET" && method != "HEAD" {
+                redirected.httpMethod = "GET"
+                redirected.httpBody = nil
+                redirected.httpBodyStream = nil
+                for header in ["Content-Type", "Content-Length", "Transfer-Encoding"] {
+                    redirected.setValue(nil, forHTTPHeaderField: header)
+                }
+            }
+        default:
+            break
+        }
+        if !sameOrigin(base, target) {
+            redirected.setValue(nil, forHTTPHeaderField: "Authorization")
+            redirected.setValue(nil, forHTTPHeaderField: "Cookie")
+        }
+        return redirected
+    }
+
+    /// Whether two URLs share scheme, host and port.
+    public static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+        func origin(_ url: URL) -> (String, String, Int) {
+            let scheme = url.scheme?.lowercased() ?? ""
+            let port = url.port ?? (scheme == "https" ? 443 : 80)
+            return (scheme, url.host?.lowercased() ?? "", port)
+        }
+        return origin(lhs) == origin(rhs)
+    }
+}

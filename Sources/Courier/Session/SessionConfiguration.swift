@@ -1,0 +1,46 @@
+public import CourierEngine
+public import Foundation
+
+/// How a session manager's requests behave: timeouts, connections, default headers, TLS,
+/// decompression and redirects. Like `URLSessionConfiguration`, as a value.
+public struct SessionConfiguration: Sendable {
+    /// A request fails when no byte moves for this long (`timeoutIntervalForRequest`). 60 s.
+    public var timeoutIntervalForRequest: TimeInterval = 60
+    /// A task fails when it has not finished after this long (`timeoutIntervalForResource`).
+    /// Default 7 days, as in URLSession.
+    public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+    /// TCP connect plus TLS handshake. 30 s.
+    public var connectTimeout: TimeInterval = 30
+    /// Connections open at once per host (`httpMaximumConnectionsPerHost`). 6.
+    public var httpMaximumConnectionsPerHost: Int = 6
+    /// Headers added to every request that doesn't already carry them.
+    public var httpAdditionalHeaders: [String: String] = [:]
+    /// Redirects followed before a task fails with ``CourierError/tooManyRedirects(url:limit:)``.
+    /// 16. Zero disables following (the 3xx response is delivered).
+    public var maximumRedirects: Int = 16
+    /// Whether responses are decompressed (gzip, deflate). On.
+    public var decompressesResponses: Bool = true
+    /// TLS settings handed to the engine (trust roots, minimum version, client identity).
+    public var tls: EngineTLSConfiguration = .init()
+
+    /// The defaults described on each property.
+    public init() {}
+
+    /// The default configuration.
+    public static var `default`: SessionConfiguration { SessionConfiguration() }
+
+    /// The engine configuration this session configuration implies.
+    func engineConfiguration(verifier: (any ServerTrustVerifier)?) -> EngineConfiguration {
+        var configuration = EngineConfiguration()
+        configuration.idleTimeout = .nanoseconds(Int64(timeoutIntervalForRequest * 1_000_000_000))
+        configuration.connectTimeout = .nanoseconds(Int64(connectTimeout * 1_000_000_000))
+        configuration.maximumConnectionsPerHost = httpMaximumConnectionsPerHost
+        configuration.maximumIdleConnectionsPerHost = httpMaximumConnectionsPerHost
+        configuration.decompression = decompressesResponses ? .enabled() : .disabled
+        configuration.tls = tls
+        if let verifier {
+            configuration.tls.verifier = verifier
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,88 @@
+public import CourierEngine
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// What a data task does with a response it has just received (AFN's
+/// `NSURLSessionResponseDisposition`).
+public enum ResponseDisposition: Sendable {
+    /// Go on receiving the body. The default.
+    case allow
+    /// Cancel the task.
+    case cancel
+}
+
+/// An HTTP authentication challenge: the server answered 401 with `WWW-Authenticate`.
+public struct AuthenticationChallenge: Sendable {
+    /// `Basic` or `Digest` (as the server wrote it).
+    public let scheme: String
+    /// The `realm` parameter.
+    public let realm: String?
+    /// All parameters of the challenge, lowercased names.
+    public let parameters: [String: String]
+    /// How many times this task already answered a challenge.
+    public let previousFailureCount: Int
+    /// The 401 response.
+    public let failureResponse: HTTPURLResponse
+}
+
+/// The answer to an ``AuthenticationChallenge`` (AFN's challenge dispositions).
+public enum ChallengeDisposition: Sendable {
+    /// Answer with this credential.
+    case useCredential(URLCredential)
+    /// Use the manager's ``URLSessionManager/credential`` if any, else deliver the 401.
+    case performDefaultHandling
+    /// Deliver the 401 as the response without answering.
+    case rejectProtectionSpace
+    /// Fail the task with ``CourierError/cancelled(url:)``.
+    case cancel
+}
+
+/// The manager-level blocks of AFNetworking's table, one per session delegate callback. All
+/// optional; set them through the manager's `set...` methods. They run on the engine's event
+/// loop or the processing queue: keep them short and thread-safe.
+struct SessionHooks: Sendable {
+    var sessionDidBecomeInvalid: (@Sendable (URLSessionManager, (any Error)?) -> Void)?
+    var taskDidReceiveChallenge: (@Sendable (SessionTask, AuthenticationChallenge) -> ChallengeDisposition)?
+    var taskWillPerformHTTPRedirection: (@Sendable (SessionTask, HTTPURLResponse, URLRequest) -> URLRequest?)?
+    var taskNeedNewBodyStream: (@Sendable (SessionTask) -> RequestBody?)?
+    var taskDidSendBodyData: (@Sendable (SessionTask, Int64, Int64, Int64) -> Void)?
+    var taskDidComplete: (@Sendable (SessionTask, (any Error)?) -> Void)?
+    var taskDidFinishCollectingMetrics: (@Sendable (SessionTask, EngineMetrics) -> Void)?
+    var dataTaskDidReceiveResponse: (@Sendable (DataTask, HTTPURLResponse) -> ResponseDisposition)?
+    var dataTaskDidReceiveData: (@Sendable (DataTask, Data) -> Void)?
+    var downloadTaskDidFinishDownloading: (@Sendable (DownloadTask, URL) -> URL?)?
+    var downloadTaskDidWriteData: (@Sendable (DownloadTask, Int64, Int64, Int64) -> Void)?
+    var downloadTaskDidResume: (@Sendable (DownloadTask, Int64, Int64) -> Void)?
+}
+
+/// Receives a session's events, typed (Alamofire's `EventMonitor` is the model). Every method
+/// has an empty default; implement the ones you need. Called from the session's internal
+/// threads: be thread-safe and quick.
+public protocol SessionEventMonitor: Sendable {
+    /// A task was resumed.
+    func taskDidResume(_ task: SessionTask)
+    /// A task was suspended.
+    func taskDidSuspend(_ task: SessionTask)
+    /// A task's metrics are final.
+    func task(_ task: SessionTask, didFinishCollecting metrics: EngineMetrics)
+    /// A task completed, after its completion handler ran.
+    func taskDidComplete(_ task: SessionTask, response: HTTPURLResponse?, responseObject: (any Sendable)?, error: (any Error)?)
+    /// A download was moved to its destination.
+    func downloadTask(_ task: DownloadTask, didMoveFileTo url: URL)
+    /// A download could not be moved to its destination.
+    func downloadTask(_ task: DownloadTask, didFailToMoveFileWith error: any Error)
+    /// The session was invalidated.
+    func sessionDidInvalidate(_ manager: URLSessionManager)
+}
+
+extension SessionEventMonitor {
+    public func taskDidResume(_ task: SessionTask) {}
+    public func taskDidSuspend(_ task: SessionTask) {}
+    public func task(_ task: SessionTask, didFinishCollecting metrics: EngineMetrics) {}
+    public func taskDidComplete(_ task: SessionTask, response: HTTPURLResponse?, responseObject: (any Sendable)?, error: (any Error)?) {}
+    public func downloadTask(_ task: DownloadTask, didMoveFileTo url: URL) {}
+    public func downloadTask(_ task: DownloadTask, didFailToMoveFileWith error: any Error) {}
+    public func sessionDidInvalidate(_ manager: URLSessionManager) {}
+}

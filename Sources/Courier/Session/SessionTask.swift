@@ -1,0 +1,123 @@
+public import CourierEngine
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+import Synchronization
+
+/// A request a session manager runs: AFNetworking's `NSURLSessionTask`.
+///
+/// Created suspended: call ``resume()`` to start it. ``suspend()`` really stops the transfer
+/// (the socket is no longer read and the body no longer sent), ``cancel()`` stops it for good.
+/// Every task calls its completion handler exactly once. Thread-safe.
+///
+/// `@unchecked Sendable`: all mutable state lives in `state`, behind a mutex; the subclasses
+/// (``DataTask``, ``UploadTask``, ``DownloadTask``) add none.
+public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// A task's life, as `URLSessionTask.State`.
+    public enum State: Int, Sendable {
+        /// Transferring.
+        case running = 0
+        /// Created and not resumed yet, or suspended.
+        case suspended = 1
+        /// Cancelled; the completion is on its way.
+        case canceling = 2
+        /// Finished (success or failure): the completion has been called.
+        case completed = 3
+    }
+
+    struct Snapshot {
+        var state: State = .suspended
+        var currentRequest: URLRequest?
+        var response: HTTPURLResponse?
+        var taskDescription: String?
+        var countOfBytesSent: Int64 = 0
+        var countOfBytesReceived: Int64 = 0
+        var countOfBytesExpectedToSend: Int64 = -1
+        var countOfBytesExpectedToReceive: Int64 = -1
+        var error: (any Error)?
+        var metrics: EngineMetrics?
+    }
+
+    /// Unique among the tasks of one manager.
+    public let taskIdentifier: Int
+    /// The request as the task was created with.
+    public let originalRequest: URLRequest?
+    let snapshot: Mutex<Snapshot>
+    /// Set right after creation by the manager; the object that runs the task.
+    let delegateBox = Mutex<TaskDelegate?>(nil)
+
+    init(taskIdentifier: Int, request: URLRequest) {
+        self.taskIdentifier = taskIdentifier
+        self.originalRequest = request
+        self.snapshot = Mutex(Snapshot(currentRequest: request))
+    }
+
+    var delegate: TaskDelegate? { delegateBox.withLock { $0 } }
+
+    // MARK: - State
+
+    /// Where the task is in its life.
+    public var state: State { snapshot.withLock { $0.state } }
+    /// The request being sent now (differs from ``originalRequest`` after a redirect).
+    public var currentRequest: URLRequest? { snapshot.withLock { $0.currentRequest } }
+    /// The final response's head, once it arrived.
+    public var response: HTTPURLResponse? { snapshot.withLock { $0.response } }
+    /// A label for the task (AFNetworking tags tasks with their manager's address here).
+    public var taskDescription: String? {
+        get { snapshot.withLock { $0.taskDescription } }
+        set { snapshot.withLock { $0.taskDescription = newValue } }
+    }
+    /// Request body bytes sent.
+    public var countOfBytesSent: Int64 { snapshot.withLock { $0.countOfBytesSent } }
+    /// Response body bytes received.
+    public var countOfBytesReceived: Int64 { snapshot.withLock { $0.countOfBytesReceived } }
+    /// The request body's size, or -1 when unknown.
+    public var countOfBytesExpectedToSend: Int64 { snapshot.withLock { $0.countOfBytesExpectedToSend } }
+    /// The response body's size from `Content-Length`, or -1 when unknown.
+    public var countOfBytesExpectedToReceive: Int64 { snapshot.withLock { $0.countOfBytesExpectedToReceive } }
+    /// The error the task ended with, if any.
+    public var error: (any Error)? { snapshot.withLock { $0.error } }
+    /// Timings of the last exchange (after a redirect: the final hop), once it ended.
+    public var metrics: EngineMetrics? { snapshot.withLock { $0.metrics } }
+
+    // MARK: - Control
+
+    /// Starts the task, or continues it after ``suspend()``. Posts
+    /// ``Foundation/Notification/Name/courierTaskDidResume`` when it was not running.
+    public func resume() {
+        delegate?.resume()
+    }
+
+    /// Pauses the transfer: the socket is not read and the body not sent until ``resume()``.
+    /// Posts ``Foundation/Notification/Name/courierTaskDidSuspend`` when it was running.
+    public func suspend() {
+        delegate?.suspend()
+    }
+
+    /// Stops the task; its completion receives ``CourierError/cancelled(url:)``.
+    public func cancel() {
+        delegate?.cancel()
+    }
+
+    // MARK: - Hashable
+
+    public static func == (lhs: SessionTask, rhs: SessionTask) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    public var description: String {
+        "\(type(of: self))(\(taskIdentifier), \(state), \(originalRequest?.url?.absoluteString ?? "-"))"
+    }
+}
+
+/// A task that delivers the response body in memory. `NSURLSessionDataTask`.
+public final class DataTask: SessionTask, @unchecked Sendable {}
+
+/// A task that sends a body from memory, a file or a stream. `NSURLSessionUploadTask`.
+public final class UploadTask: SessionTask, @unchecked Sendable {}
+
+/// A task that streams the response body to a file. `NSURLSessionDownloadTask`.
+public final class DownloadTask: SessionTask, @unchecked Sendable {}

@@ -1,0 +1,366 @@
+public import CourierEngine
+public import Dispatch
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+import NIOHTTP1
+import Synchronization
+
+/// AFNetworking's `AFURLSessionManager` on Courier's engine: creates and tracks data, upload
+/// and download tasks, runs the response serializer for each, and reports through completion
+/// blocks, manager-level hooks, notifications and event monitors.
+///
+/// ```swift
+/// let manager = URLSessionManager()
+/// let task = manager.dataTask(with: URLRequest(url: url)) { response, object, error in
+///     print(response?.statusCode ?? 0, object ?? "nil", error ?? "no error")
+/// }
+/// task.resume()
+/// ```
+///
+/// Thread-safe: configure it and create tasks from any thread. `@unchecked Sendable` because
+/// it is subclassable (``HTTPSessionManager``); all mutable state is behind mutexes.
+public class URLSessionManager: @unchecked Sendable {
+    private struct Settings {
+        var responseSerializer: any ResponseSerializer = JSONResponseSerializer()
+        var completionQueue: DispatchQueue
+        var completionGroup: DispatchGroup
+        var credential: URLCredential?
+        var hooks = SessionHooks()
+        var monitors: [any SessionEventMonitor] = []
+    }
+
+    private struct Registry {
+        var tasks: [Int: SessionTask] = [:]
+        var nextIdentifier = 0
+        var engine: HTTPEngine?
+        var invalidated = false
+    }
+
+    /// The configuration the manager was created with.
+    public let configuration: SessionConfiguration
+    private let settings: Mutex<Settings>
+    private let registry = Mutex(Registry())
+    /// AFN's process-wide processing queue: serializers run here, never on an event loop.
+    let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing", attributes: .concurrent)
+    private static let sharedCompletionGroup = DispatchGroup()
+
+    /// Creates a manager. The response serializer is JSON; completions run on a serial queue
+    /// owned by the manager (a Linux process has no main run loop to drain `.main`).
+    public init(configuration: SessionConfiguration = .default) {
+        self.configuration = configuration
+        self.settings = Mutex(
+            Settings(
+                completionQueue: DispatchQueue(label: "courier.session-manager.completion"),
+                completionGroup: Self.sharedCompletionGroup
+            )
+        )
+    }
+
+    // MARK: - Configuration
+
+    /// Validates and parses responses for tasks created afterwards. Default
+    /// ``JSONResponseSerializer``.
+    public var responseSerializer: any ResponseSerializer {
+        get { settings.withLock { $0.responseSerializer } }
+        set { settings.withLock { $0.responseSerializer = newValue } }
+    }
+
+    /// Where completion blocks run. Default: a serial queue owned by the manager; set `.main`
+    /// in an app.
+    public var completionQueue: DispatchQueue {
+        get { settings.withLock { $0.completionQueue } }
+        set { settings.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// The dispatch group completion blocks run in. Default: one process-wide group.
+    public var completionGroup: DispatchGroup {
+        get { settings.withLock { $0.completionGroup } }
+        set { settings.withLock { $0.completionGroup = newValue } }
+    }
+
+    /// The credential answering Basic and Digest challenges by default (one attempt per task).
+    public var credential: URLCredential? {
+        get { settings.withLock { $0.credential } }
+        set { settings.withLock { $0.credential = newValue } }
+    }
+
+    /// Adds an event monitor; it receives every task's events from now on.
+    public func addEventMonitor(_ monitor: any SessionEventMonitor) {
+        settings.withLock { $0.monitors.append(monitor) }
+    }
+
+    var hooks: SessionHooks { settings.withLock { $0.hooks } }
+    var monitors: [any SessionEventMonitor] { settings.withLock { $0.monitors } }
+
+    func updateHooks(_ update: (inout SessionHooks) -> Void) {
+        settings.withLock { update(&$0.hooks) }
+    }
+
+    /// The engine, created on first use (and again after a reset).
+    var engine: HTTPEngine {
+        registry.withLock { registry in
+            if let engine = registry.engine { return engine }
+            // The configuration was validated when it was made; a failure here means bad TLS
+            // material, which then surfaces on every request as a TLS error.
+            let engine = (try? HTTPEngine(configuration: configuration.engineConfiguration(verifier: nil)))
+                ?? Self.fallbackEngine
+            registry.engine = engine
+            return engine
+        }
+    }
+
+    private static let fallbackEngine: HTTPEngine = {
+        do {
+            return try HTTPEngine()
+        } catch {
+            preconditionFailure("the default engine configuration failed: \(error)")
+        }
+    }()
+
+    // MARK: - Tasks
+
+    /// All tasks not completed yet.
+    public var tasks: [SessionTask] { registry.withLock { Array($0.tasks.values) }.sorted { $0.taskIdentifier < $1.taskIdentifier } }
+    /// The data tasks among ``tasks``.
+    public var dataTasks: [DataTask] { tasks.compactMap { $0 as? DataTask } }
+    /// The upload tasks among ``tasks``.
+    public var uploadTasks: [UploadTask] { tasks.compactMap { $0 as? UploadTask } }
+    /// The download tasks among ``tasks``.
+    public var downloadTasks: [DownloadTask] { tasks.compactMap { $0 as? DownloadTask } }
+
+    /// The upload progress of a running task, or nil if it is unknown or finished.
+    public func uploadProgress(for task: SessionTask) -> Progress? {
+        registry.withLock { $0.tasks[task.taskIdentifier] }?.delegate?.uploadProgress
+    }
+
+    /// The download progress of a running task, or nil if it is unknown or finished.
+    public func downloadProgress(for task: SessionTask) -> Progress? {
+        registry.withLock { $0.tasks[task.taskIdentifier] }?.delegate?.downloadProgress
+    }
+
+    func register<T: SessionTask>(
+        _ make: (Int) -> T,
+        kind: TaskDelegate.Kind,
+        body: RequestBody?,
+        uploadProgress: (@Sendable (Progress) -> Void)?,
+        downloadProgress: (@Sendable (Progress) -> Void)?,
+        completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
+    ) -> T {
+        let (task, invalidated): (T, Bool) = registry.withLock { registry in
+            registry.nextIdentifier += 1
+            let task = make(registry.nextIdentifier)
+            if !registry.invalidated { registry.tasks[task.taskIdentifier] = task }
+            return (task, registry.invalidated)
+        }
+        task.taskDescription = String(describing: Unmanaged.passUnretained(self).toOpaque())
+        let delegate = TaskDelegate(
+            kind: kind, task: task, body: body, core: self,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion
+        )
+        task.delegateBox.withLock { $0 = delegate }
+        if invalidated {
+            // AFN: an invalidated session can't start tasks; the task fails when resumed.
+            task.snapshot.withLock { $0.currentRequest = nil }
+        }
+        return task
+    }
+
+    /// A task that sends `request` (with its `httpBody`, if any) and gathers the response body
+    /// in memory. Not resumed. `completionHandler` gets the response, the serializer's object
+    /// and the error; both object and error may be set (AFN's status-failure case).
+    @discardableResult
+    public func dataTask(
+        with request: URLRequest,
+        uploadProgress: (@Sendable (Progress) -> Void)? = nil,
+        downloadProgress: (@Sendable (Progress) -> Void)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil
+    ) -> DataTask {
+        register(
+            { DataTask(taskIdentifier: $0, request: request) }, kind: .data,
+            body: Self.body(of: request),
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completionHandler)
+    }
+
+    /// A task that uploads the file at `fileURL` as the body, streamed from disk. Not resumed.
+    @discardableResult
+    public func uploadTask(
+        with request: URLRequest,
+        fromFile fileURL: URL,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil
+    ) -> UploadTask {
+        register(
+            { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload,
+            body: .file(path: fileURL.path),
+            uploadProgress: progress, downloadProgress: nil, completion: completionHandler)
+    }
+
+    /// A task that uploads `bodyData`. Not resumed.
+    @discardableResult
+    public func uploadTask(
+        with request: URLRequest,
+        from bodyData: Data,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil
+    ) -> UploadTask {
+        register(
+            { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload,
+            body: .data(bodyData),
+            uploadProgress: progress, downloadProgress: nil, completion: completionHandler)
+    }
+
+    /// A task whose body comes from a stream: `body` (an engine ``CourierEngine/RequestBody``,
+    /// e.g. `.stream(length:)` or `.sequence(_:length:)`), or when nil the request's
+    /// `httpBodyStream`. Without a known length the body is sent chunked. Not resumed.
+    @discardableResult
+    public func uploadTask(
+        withStreamedRequest request: URLRequest,
+        body: RequestBody? = nil,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil
+    ) -> UploadTask {
+        let streamed = body ?? Self.body(of: request)
+        return register(
+            { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload,
+            body: streamed,
+            uploadProgress: progress, downloadProgress: nil, completion: completionHandler)
+    }
+
+    /// A task that streams the response body to a temporary file, then moves it to
+    /// `destination(temporaryURL, response)`. The completion's URL is where the file ended up.
+    /// A failed move posts ``Foundation/Notification/Name/courierDownloadTaskDidFailToMoveFile``
+    /// and is not reported as the task's error (as in AFNetworking). Not resumed.
+    @discardableResult
+    public func downloadTask(
+        with request: URLRequest,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        destination: (@Sendable (URL, HTTPURLResponse) -> URL)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void)? = nil
+    ) -> DownloadTask {
+        register(
+            { DownloadTask(taskIdentifier: $0, request: request) }, kind: .download(destination: destination),
+            body: Self.body(of: request),
+            uploadProgress: nil, downloadProgress: progress,
+            completion: completionHandler.map { handler in
+                { response, object, error in handler(response, object as? URL, error) }
+            })
+    }
+
+    static func body(of request: URLRequest) -> RequestBody? {
+        if let data = request.httpBody { return .data(data) }
+        if let stream = request.httpBodyStream {
+            let length = request.value(forHTTPHeaderField: "Content-Length").flatMap(Int64.init)
+            return InputStreamBody.make(stream, length: length)
+        }
+        return nil
+    }
+
+    // MARK: - Invalidation
+
+    /// Invalidates the session. With `cancelPendingTasks` every running task is cancelled;
+    /// otherwise running tasks finish first. With `resetSession` the next task gets a fresh
+    /// session (a new engine); without it, tasks created afterwards fail with
+    /// ``CourierError/cancelled(url:)`` when resumed. Posts
+    /// ``Foundation/Notification/Name/courierSessionDidInvalidate`` and calls the
+    /// did-become-invalid block once the session is done.
+    public func invalidateSessionCancelingTasks(_ cancelPendingTasks: Bool, resetSession: Bool) {
+        let (running, engine): ([SessionTask], HTTPEngine?) = registry.withLock { registry in
+            let engine = registry.engine
+            if resetSession {
+                registry.engine = nil
+            } else {
+                registry.invalidated = true
+            }
+            return (Array(registry.tasks.values), engine)
+        }
+        if cancelPendingTasks { running.forEach { $0.cancel() } }
+        let group = completionGroup
+        Task {
+            for task in running {
+                while task.state != .completed { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+            await engine?.shutdown()
+            group.wait()
+            self.hooks.sessionDidBecomeInvalid?(self, nil)
+            NotificationCenter.default.post(name: .courierSessionDidInvalidate, object: self)
+            self.monitors.forEach { $0.sessionDidInvalidate(self) }
+        }
+    }
+
+    // MARK: - Reporting (used by TaskDelegate)
+
+    func taskDidResume(_ task: SessionTask) {
+        NotificationCenter.default.post(name: .courierTaskDidResume, object: task)
+        monitors.forEach { $0.taskDidResume(task) }
+    }
+
+    func taskDidSuspend(_ task: SessionTask) {
+        NotificationCenter.default.post(name: .courierTaskDidSuspend, object: task)
+        monitors.forEach { $0.taskDidSuspend(task) }
+    }
+
+    func taskCompleted(
+        _ task: SessionTask, response: HTTPURLResponse?, data: Data?, object: (any Sendable)?, error: (any Error)?,
+        serializer: any ResponseSerializer, assetURL: URL?
+    ) {
+        registry.withLock { _ = $0.tasks.removeValue(forKey: task.taskIdentifier) }
+        task.delegateBox.withLock { $0 = nil }
+        hooks.taskDidComplete?(task, error)
+        var userInfo: [String: Any] = [SessionNotificationKey.responseSerializer: serializer]
+        if let data, !(task is DownloadTask) { userInfo[SessionNotificationKey.responseData] = data }
+        if let assetURL { userInfo[SessionNotificationKey.assetPath] = assetURL }
+        if let object { userInfo[SessionNotificationKey.serializedResponse] = object }
+        if let error { userInfo[SessionNotificationKey.error] = error }
+        if let metrics = task.metrics { userInfo[SessionNotificationKey.metrics] = metrics }
+        NotificationCenter.default.post(name: .courierTaskDidComplete, object: task, userInfo: userInfo)
+        monitors.forEach { $0.taskDidComplete(task, response: response, responseObject: object, error: error) }
+    }
+
+    func downloadMoved(_ task: DownloadTask, to url: URL) {
+        NotificationCenter.default.post(name: .courierDownloadTaskDidMoveFileSuccessfully, object: task)
+        monitors.forEach { $0.downloadTask(task, didMoveFileTo: url) }
+    }
+
+    func downloadMoveFailed(_ task: DownloadTask, error: CourierError) {
+        NotificationCenter.default.post(
+            name: .courierDownloadTaskDidFailToMoveFile, object: task, userInfo: [SessionNotificationKey.error: error])
+        monitors.forEach { $0.downloadTask(task, didFailToMoveFileWith: error) }
+    }
+
+    // MARK: - Engine glue
+
+    func engineRequest(for request: URLRequest, body: RequestBody?) throws -> EngineRequest {
+        guard let url = request.url else {
+            throw CourierError.requestSerializationFailed(.invalidURL(""))
+        }
+        var headers = HTTPHeaders()
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            headers.add(name: name, value: value)
+        }
+        for (name, value) in configuration.httpAdditionalHeaders where !headers.contains(name: name) {
+            headers.add(name: name, value: value)
+        }
+        let idle = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.timeoutIntervalForRequest
+        return EngineRequest(
+            method: request.httpMethod ?? "GET",
+            url: url,
+            headers: headers,
+            body: body,
+            idleTimeout: .nanoseconds(Int64(idle * 1_000_000_000)),
+            deadline: .now() + .nanoseconds(Int64(configuration.timeoutIntervalForResource * 1_000_000_000))
+        )
+    }
+
+    func courierError(_ error: EngineError, url: URL?) -> CourierError {
+        switch error {
+        case .cancelled: return .cancelled(url: url)
+        case .timedOut(let kind): return .timedOut(url: url, reason: "\(kind.rawValue) timeout")
+        case .cannotConnect(_, _, let reason), .dnsFailure(_, let reason): return .cannotConnect(url: url, reason: reason)
+        case .connectionLost(let reason): return .connectionLost(url: url, reason: reason)
+        case .serverTrustRejected(let host, let reason): return .serverTrustRejected(host: host, reason: reason)
+        default: return .engine(error)
+        }
+    }
+}
