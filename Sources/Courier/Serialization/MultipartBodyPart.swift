@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+
+/// One part of a multipart form: its headers and where its body comes from.
+struct MultipartBodyPart: Sendable {
+    /// Where the part's bytes come from; every source has a length known up front, so the
+    /// form's `Content-Length` is exact without reading anything.
+    enum Source: Sendable {
+        /// Bytes in memory.
+        case data(Data)
+        /// A regular file, read in chunks as the body is sent.
+        case file(path: String)
+        /// Chunks produced by the caller (an input stream or an async sequence); readable once.
+        case produced(@Sendable (_ sink: (Data) async throws -> Void) async throws -> Void)
+    }
+
+    var headers: [(name: String, value: String)]
+    var source: Source
+    var length: Int64
+
+    /// `Name: value\r\n` for each header, then the blank line.
+    var headerBytes: Data {
+        var text = ""
+        for header in headers { text += "\(header.name): \(header.value)\r\n" }
+        text += "\r\n"
+        return Data(text.utf8)
+    }
+
+    /// Whether the bytes can be read more than once (a redirect or retry needs that).
+    var isReplayable: Bool {
+        if case .produced = source { return false }
+        return true
+    }
+}
+
+/// An `InputStream` handed to ``MultipartFormData/appendPart(inputStream:name:fileName:length:mimeType:)``.
+///
+/// `InputStream` is not `Sendable`: the caller gives it away (`sending`) and from then on it
+/// lives inside a mutex, touched only by the body producer that reads the parts in order.
+final class InputStreamBox: Sendable {
+    private let stream: Mutex<InputStream>
+
+    init(_ stream: sending InputStream) { self.stream = Mutex(stream) }
+
+    /// Reads the whole stream into `sink` in chunks of `chunkSize`.
+    func read(chunkSize: Int, into sink: (Data) async throws -> Void) async throws {
+        stream.withLock { stream in
+            if stream.streamStatus == .notOpen { stream.open() }
+        }
+        while true {
+            let (chunk, failure): (Data?, String?) = stream.withLock { stream in
+                var buffer = [UInt8](repeating: 0, count: chunkSize)
+                let count = stream.read(&buffer, maxLength: chunkSize)
+                if count < 0 { return (nil, stream.streamError.map { String(describing: $0) } ?? "unknown error") }
+                return (Data(buffer[0..<count]), nil)
+            }
+            if let failure {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("input stream failed: \(failure)"))
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            try await sink(chunk)
+        }
+        stream.withLock { $0.close() }
+    }
+}

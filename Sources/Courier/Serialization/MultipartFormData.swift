@@ -1,0 +1,313 @@
+public import CourierEngine
+public import Foundation
+import NIOCore
+import Synchronization
+
+/// AFNetworking's `AFStreamingMultipartFormData`: the parts of a `multipart/form-data` body,
+/// sent as a stream read part by part.
+///
+/// Parts are added in order with the `appendPart` methods (normally inside the
+/// `constructingBody` closure of ``HTTPRequestSerializer/multipartFormRequest(method:urlString:parameters:constructingBody:)``).
+/// The body follows AFN's framing exactly:
+/// ```
+/// --B\r\n  Headers\r\n \r\n  body      (first part)
+/// \r\n--B\r\n  Headers\r\n \r\n  body    (each later part)
+/// \r\n--B--\r\n                       (end)
+/// ```
+/// with `B` = ``boundary`` (`Boundary+` and 16 uppercase hex digits). ``contentLength`` is
+/// exact and computed from declared lengths (file sizes are read at append time; no file is
+/// read). The body is produced by ``makeRequestBody()`` (for `HTTPEngine`),
+/// ``writeBody(to:)`` or ``writeBody(into:)``: files are read in chunks of at most
+/// ``chunkSize`` bytes, so memory stays bounded whatever the file sizes.
+///
+/// File and data parts can be sent any number of times; input-stream and async-sequence parts
+/// only once. Thread-safe: parts and settings live behind a mutex.
+public final class MultipartFormData: Sendable {
+    /// AFN's `kAFUploadStream3GSuggestedPacketSize`: 16 KiB.
+    public static let suggestedPacketSize = 16 * 1024
+    /// AFN's `kAFUploadStream3GSuggestedDelay`: 0.2 s.
+    public static let suggestedDelay: TimeInterval = 0.2
+    /// The largest chunk read from a file or written to the connection at once: 64 KiB.
+    public static let chunkSize = 64 * 1024
+
+    struct State {
+        var parts: [MultipartBodyPart] = []
+        var packetSize = MultipartFormData.chunkSize
+        var delay: TimeInterval = 0
+    }
+
+    /// The boundary, e.g. `Boundary+0123456789ABCDEF`.
+    public let boundary: String
+    /// The encoding of form-data parameter values (set from the request serializer).
+    public let stringEncoding: String.Encoding
+    private let state = Mutex(State())
+
+    /// Creates an empty form with a random boundary (or the given one).
+    public init(boundary: String = MultipartFormData.makeBoundary(), stringEncoding: String.Encoding = .utf8) {
+        self.boundary = boundary
+        self.stringEncoding = stringEncoding
+    }
+
+    /// AFN's `AFCreateMultipartFormBoundary`: `Boundary+%08X%08X` of two random numbers.
+    public static func makeBoundary() -> String {
+        func hex(_ value: UInt32) -> String {
+            let digits = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: 8 - digits.count) + digits
+        }
+        return "Boundary+" + hex(UInt32.random(in: .min ... .max)) + hex(UInt32.random(in: .min ... .max))
+    }
+
+    /// `multipart/form-data; boundary=<boundary>`.
+    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+
+    /// Whether no part was appended (such a form sends no body).
+    public var isEmpty: Bool { state.withLock { $0.parts.isEmpty } }
+
+    /// Whether the body can be produced more than once (no stream or sequence parts).
+    public var isReplayable: Bool { state.withLock { $0.parts.allSatisfy(\.isReplayable) } }
+
+    /// The exact byte count of the body: boundaries, part headers and declared body lengths.
+    /// Zero for an empty form.
+    public var contentLength: Int64 {
+        let parts = state.withLock { $0.parts }
+        guard !parts.isEmpty else { return 0 }
+        var total = Int64(finalBoundary.count)
+        for (index, part) in parts.enumerated() {
+            total += Int64(openingBoundary(first: index == 0).count) + Int64(part.headerBytes.count) + part.length
+        }
+        return total
+    }
+
+    // MARK: - Appending parts
+
+    /// Appends a file part named after the file, with the MIME type of its extension (from
+    /// ``MIMETypes``; `application/octet-stream` when unknown).
+    /// - Throws: ``CourierError/RequestSerializationReason/notAFileURL(_:)``,
+    ///   ``CourierError/RequestSerializationReason/fileNotFound(path:)``,
+    ///   ``CourierError/RequestSerializationReason/notARegularFile(path:)``,
+    ///   ``CourierError/RequestSerializationReason/fileNotReadable(path:)``.
+    public func appendPart(fileURL: URL, name: String) throws {
+        try appendPart(
+            fileURL: fileURL, name: name, fileName: fileURL.lastPathComponent,
+            mimeType: MIMETypes.mimeType(forPathExtension: fileURL.pathExtension))
+    }
+
+    /// Appends a file part with an explicit file name and MIME type. The file's size is read
+    /// now; its bytes are read when the body is sent.
+    /// - Throws: as ``appendPart(fileURL:name:)``.
+    public func appendPart(fileURL: URL, name: String, fileName: String, mimeType: String) throws {
+        guard fileURL.isFileURL else {
+            throw CourierError.requestSerializationFailed(.notAFileURL(fileURL.absoluteString))
+        }
+        let path = fileURL.path
+        let length = try Self.regularFileSize(atPath: path)
+        append(
+            MultipartBodyPart(
+                headers: Self.fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
+                source: .file(path: path), length: length))
+    }
+
+    /// Appends a part read from `inputStream`, which must yield exactly `length` bytes (AFN
+    /// trusts the length; here a mismatch fails the upload). The stream is opened, read and
+    /// closed by the body producer; don't use it afterwards. Readable once.
+    public func appendPart(inputStream: sending InputStream, name: String, fileName: String, length: Int64, mimeType: String) {
+        let box = InputStreamBox(inputStream)
+        append(
+            MultipartBodyPart(
+                headers: Self.fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
+                source: .produced({ sink in try await box.read(chunkSize: MultipartFormData.chunkSize, into: sink) }),
+                length: length))
+    }
+
+    /// Appends a part whose bytes come from an async sequence of chunks, which must add up to
+    /// exactly `length` bytes (a mismatch fails the upload). Iterated once.
+    public func appendPart<Chunks: AsyncSequence & Sendable>(
+        chunks: Chunks,
+        name: String,
+        fileName: String,
+        length: Int64,
+        mimeType: String
+    ) where Chunks.Element == Data {
+        append(
+            MultipartBodyPart(
+                headers: Self.fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
+                source: .produced({ sink in
+                    for try await chunk in chunks { try await sink(chunk) }
+                }),
+                length: length))
+    }
+
+    /// Appends in-memory file data with a file name and MIME type.
+    public func appendPart(fileData: Data, name: String, fileName: String, mimeType: String) {
+        append(
+            MultipartBodyPart(
+                headers: Self.fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
+                source: .data(fileData), length: Int64(fileData.count)))
+    }
+
+    /// Appends a plain form field: `Content-Disposition: form-data; name="<name>"` only.
+    public func appendPart(formData: Data, name: String) {
+        append(
+            MultipartBodyPart(
+                headers: [("Content-Disposition", "form-data; name=\"\(name)\"")],
+                source: .data(formData), length: Int64(formData.count)))
+    }
+
+    /// Appends a part with arbitrary headers, written in the given order.
+    public func appendPart(headers: [(name: String, value: String)], body: Data) {
+        append(MultipartBodyPart(headers: headers, source: .data(body), length: Int64(body.count)))
+    }
+
+    /// Appends a part with arbitrary headers, written sorted by name (a dictionary has no
+    /// order; AFN's order was unspecified too).
+    public func appendPart(headers: [String: String], body: Data) {
+        appendPart(headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }, body: body)
+    }
+
+    /// Limits the upload rate: the body is sent in packets of at most `packetSize` bytes with
+    /// a pause of `delay` seconds after each (AFN suggests ``suggestedPacketSize`` and
+    /// ``suggestedDelay`` for 3G). A non-positive `packetSize` restores the default.
+    public func throttleBandwidth(packetSize: Int, delay: TimeInterval) {
+        state.withLock { state in
+            state.packetSize = packetSize > 0 ? min(packetSize, Self.chunkSize) : Self.chunkSize
+            state.delay = max(0, delay)
+        }
+    }
+
+    // MARK: - Producing the body
+
+    /// A streamed body for `HTTPEngine` with `Content-Length` = ``contentLength``. Each part
+    /// is read as it is sent, in chunks of at most ``chunkSize``; the writer's backpressure
+    /// bounds memory. A part that yields a different length than declared fails the request.
+    public func makeRequestBody() -> RequestBody {
+        .stream(length: contentLength) { writer in
+            try await self.writeBody { chunk in try await writer.write(ByteBuffer(bytes: chunk)) }
+        }
+    }
+
+    /// Writes the whole body to `fileURL` (created or truncated), for servers that need a
+    /// `Content-Length` with a file upload (AFN's `writingStreamContentsToFile`).
+    /// - Throws: ``CourierError/RequestSerializationReason/bodyFileWriteFailed(path:reason:)``
+    ///   or a part's read error.
+    public func writeBody(to fileURL: URL) async throws {
+        let path = fileURL.path
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
+            throw CourierError.requestSerializationFailed(.bodyFileWriteFailed(path: path, reason: "cannot create the file"))
+        }
+        defer { try? handle.close() }
+        try await writeBody { chunk in
+            do {
+                try handle.write(contentsOf: chunk)
+            } catch {
+                throw CourierError.requestSerializationFailed(
+                    .bodyFileWriteFailed(path: path, reason: String(describing: error)))
+            }
+        }
+    }
+
+    /// Produces the body chunk by chunk into `sink`, honouring the throttle. Chunks are at
+    /// most ``chunkSize`` bytes (or the throttle's packet size).
+    /// - Throws: a part's read error, a length mismatch
+    ///   (``CourierError/RequestSerializationReason/bodyStreamFailed(_:)``), or `sink`'s error.
+    public func writeBody(into sink: (Data) async throws -> Void) async throws {
+        let (parts, packetSize, delay) = state.withLock { ($0.parts, $0.packetSize, $0.delay) }
+        guard !parts.isEmpty else { return }
+
+        // AFN's `numberOfBytesInPacket` and `delay`: packets of at most `packetSize`
+        // bytes, with a pause after each when throttled.
+        func emit(_ data: Data) async throws {
+            var offset = data.startIndex
+            while offset < data.endIndex {
+                let end = data.index(offset, offsetBy: packetSize, limitedBy: data.endIndex) ?? data.endIndex
+                try await sink(data[offset..<end])
+                offset = end
+                if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+            }
+        }
+
+        for (index, part) in parts.enumerated() {
+            try await emit(Data(openingBoundary(first: index == 0).utf8) + part.headerBytes)
+            var written: Int64 = 0
+            func counted(_ chunk: Data) async throws {
+                written += Int64(chunk.count)
+                guard written <= part.length else {
+                    throw CourierError.requestSerializationFailed(
+                        .bodyStreamFailed("part \(index) is longer than its declared \(part.length) bytes"))
+                }
+                try await emit(chunk)
+            }
+            switch part.source {
+            case .data(let data): try await counted(data)
+            case .file(let path):
+                try await Self.readFile(atPath: path, length: part.length, chunkSize: Self.chunkSize, into: counted)
+            case .produced(let produce): try await produce(counted)
+            }
+            guard written == part.length else {
+                throw CourierError.requestSerializationFailed(
+                    .bodyStreamFailed("part \(index) produced \(written) of its declared \(part.length) bytes"))
+            }
+        }
+        try await emit(Data(finalBoundary.utf8))
+    }
+
+    // MARK: - Framing
+
+    func openingBoundary(first: Bool) -> String { first ? "--\(boundary)\r\n" : "\r\n--\(boundary)\r\n" }
+
+    var finalBoundary: String { "\r\n--\(boundary)--\r\n" }
+
+    private func append(_ part: MultipartBodyPart) {
+        state.withLock { $0.parts.append(part) }
+    }
+
+    static func fileHeaders(name: String, fileName: String, mimeType: String) -> [(name: String, value: String)] {
+        [
+            ("Content-Disposition", "form-data; name=\"\(name)\"; filename=\"\(fileName)\""),
+            ("Content-Type", mimeType),
+        ]
+    }
+
+    /// The size of a regular, readable file, or the typed error naming the path.
+    static func regularFileSize(atPath path: String) throws -> Int64 {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw CourierError.requestSerializationFailed(.fileNotFound(path: path))
+        }
+        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
+            throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
+        }
+        try? handle.close()
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Reads `length` bytes of a file in chunks; a file that shrank fails.
+    static func readFile(
+        atPath path: String, length: Int64, chunkSize: Int, into sink: (Data) async throws -> Void
+    ) async throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
+        }
+        defer { try? handle.close() }
+        var remaining = length
+        while remaining > 0 {
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: Int(min(Int64(chunkSize), remaining))) ?? Data()
+            } catch {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
+            }
+            guard !chunk.isEmpty else {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("\(path) ended \(remaining) bytes early"))
+            }
+            remaining -= Int64(chunk.count)
+            try await sink(chunk)
+        }
+    }
+}
