@@ -7,11 +7,14 @@ import NIOCore
 ///
 /// The bodies they send are runs of `abc…xyz` (`pattern(_:)`), so a client can check what it got.
 enum FaultEndpoints {
+    /// The most body bytes a fault endpoint writes (they are built in memory): 16 MiB.
+    static let maximumSent = 16 * 1024 * 1024
+
     /// `/fault/short-body?length=1000&sent=500`: announces `Content-Length: length`, sends
     /// `sent` bytes, then closes (FIN). A client must report a truncated body.
     static func shortBody(_ request: ServerRequest) -> ServerReply {
         let length = request.intQuery("length", default: 1000, range: 1...100_000_000)
-        let sent = request.intQuery("sent", default: length / 2, range: 0...max(0, length - 1))
+        let sent = request.intQuery("sent", default: length / 2, range: 0...min(max(0, length - 1), maximumSent))
         return .raw([
             .write(head(["Content-Type: text/plain", "Content-Length: \(length)", "Connection: close"]) + pattern(sent)),
             .close,
@@ -23,7 +26,7 @@ enum FaultEndpoints {
     /// `SO_LINGER {1, 0}`). A client must report a lost connection.
     static func resetMidBody(_ request: ServerRequest) -> ServerReply {
         let length = request.intQuery("length", default: 100_000, range: 1...100_000_000)
-        let sent = request.intQuery("sent", default: min(1000, length - 1), range: 0...max(0, length - 1))
+        let sent = request.intQuery("sent", default: min(1000, length - 1), range: 0...min(max(0, length - 1), maximumSent))
         return .raw([
             .write(head(["Content-Type: text/plain", "Content-Length: \(length)"]) + pattern(sent)),
             .wait(.milliseconds(100)),
@@ -37,10 +40,10 @@ enum FaultEndpoints {
         .raw([.write(Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Le".utf8)), .stall])
     }
 
-    /// `/fault/stall-body/{n}`: announces `2n + 1` bytes (at least 1), sends `n`, then nothing
+    /// `/fault/stall-body/{n}`: announces `2n + 1` bytes, sends `n` (at most 16 MiB), then nothing
     /// more, keeping the connection open. A client must time out while reading the body.
     static func stallBody(count: String) -> ServerReply {
-        guard let count = Int(count), count >= 0, count <= 100_000_000 else { return .notFound }
+        guard let count = Int(count), count >= 0, count <= maximumSent else { return .notFound }
         return .raw([
             .write(head(["Content-Type: text/plain", "Content-Length: \(2 * count + 1)"]) + pattern(count)),
             .stall,
@@ -62,7 +65,7 @@ enum FaultEndpoints {
     /// server closes the connection (RFC 9112 §6.3 rule 8). Status line `HTTP/1.0` (default)
     /// or `HTTP/1.1`.
     static func closeDelimited(_ request: ServerRequest) -> ServerReply {
-        let count = request.intQuery("bytes", default: 10_000, range: 0...100_000_000)
+        let count = request.intQuery("bytes", default: 10_000, range: 0...maximumSent)
         let version = request.queryValue("version") == "1.1" ? "HTTP/1.1" : "HTTP/1.0"
         return .raw([
             .write(head(["Content-Type: text/plain", "Connection: close"], statusLine: "\(version) 200 OK") + pattern(count)),

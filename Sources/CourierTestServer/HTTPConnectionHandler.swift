@@ -121,7 +121,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             self.perform(Self.payloadTooLarge, for: head, keepAlive: false, context: context)
             return
         }
-        if expectation == "100-continue" {
+        // HTTP/1.0 clients cannot receive interim responses (RFC 9110 §10.1.1).
+        if expectation == "100-continue", head.version.major > 1 || head.version.minor >= 1 {
             self.sendContinue(version: head.version, context: context)
         }
         if streams {

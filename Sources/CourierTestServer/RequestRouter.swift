@@ -8,7 +8,7 @@ struct RequestRouter: Sendable {
     /// Whether the request's body is streamed through a hash instead of buffered (`/upload`).
     func streamsBody(_ head: HTTPRequestHead) -> Bool {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return path == "/upload"
+        return path == "/upload" || (path.hasSuffix("/upload") && path.contains("://") && path.filter { $0 == "/" }.count == 3)
     }
 
     /// The reply to a complete request.

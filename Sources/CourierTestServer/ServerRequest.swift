@@ -18,13 +18,24 @@ struct ServerRequest {
     var method: HTTPMethod { head.method }
     var headers: HTTPHeaders { head.headers }
 
+    /// The request target in origin form (`/path?query`): an absolute-form target
+    /// (`http://host/path`, as sent to proxies) loses its scheme and authority.
+    var target: String {
+        let uri = head.uri
+        guard !uri.hasPrefix("/"), let schemeEnd = uri.range(of: "://") else { return uri }
+        let afterAuthority = uri[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" }
+        guard let afterAuthority else { return "/" }
+        let rest = String(uri[afterAuthority...])
+        return rest.hasPrefix("/") ? rest : "/" + rest
+    }
+
     /// The request target's path, still percent-encoded.
     var rawPath: String {
-        let uri = head.uri
-        if let question = uri.firstIndex(of: "?") {
-            return String(uri[..<question])
+        let target = self.target
+        if let question = target.firstIndex(of: "?") {
+            return String(target[..<question])
         }
-        return uri
+        return target
     }
 
     /// The path split on `/` with each segment percent-decoded; `/a/b%20c` gives `["a", "b c"]`.
@@ -36,8 +47,9 @@ struct ServerRequest {
 
     /// The query parameters in order, decoded like a form (`+` is a space).
     var query: [(name: String, value: String)] {
-        guard let question = head.uri.firstIndex(of: "?") else { return [] }
-        return PercentDecoding.formPairs(String(head.uri[head.uri.index(after: question)...]))
+        let target = self.target
+        guard let question = target.firstIndex(of: "?") else { return [] }
+        return PercentDecoding.formPairs(String(target[target.index(after: question)...]))
     }
 
     /// The first value of query parameter `name`.
@@ -52,7 +64,7 @@ struct ServerRequest {
 
     /// The full URL of the request as httpbin reports it in `url`.
     var url: String {
-        "\(scheme)://\(authority)\(head.uri)"
+        "\(scheme)://\(authority)\(target)"
     }
 
     /// The body's bytes.

@@ -135,13 +135,15 @@ enum RawHTTPClient {
 
     /// Connects to `host:port`, sends `request`, then reads until the server closes or resets,
     /// until `timeout` passes without data, or (with `stopWhenComplete`) until one whole
-    /// response has arrived.
+    /// response has arrived. With `halfClose`, the client shuts its sending side down after
+    /// the request, so the server sees EOF.
     static func exchange(
         host: String = "127.0.0.1",
         port: Int,
         request: [UInt8],
         timeout: Double = 5,
-        stopWhenComplete: Bool = false
+        stopWhenComplete: Bool = false,
+        halfClose: Bool = false
     ) async throws -> RawExchange {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -150,6 +152,7 @@ enum RawHTTPClient {
                         let socket = try connect(host: host, port: port, timeout: timeout)
                         defer { close(socket) }
                         try sendAll(socket, request)
+                        if halfClose { shutdown(socket, Int32(SHUT_WR)) }
                         return try readAll(socket, stopWhenComplete: stopWhenComplete)
                     }
                 )
