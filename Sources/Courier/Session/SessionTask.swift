@@ -1,7 +1,9 @@
 public import CourierEngine
-public import Foundation
 #if canImport(FoundationNetworking)
+import Foundation
 public import FoundationNetworking
+#else
+public import Foundation
 #endif
 import Synchronization
 

@@ -50,6 +50,8 @@ final class TaskDelegate: Sendable {
     private let completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
     private let core: URLSessionManager
     private let state = Mutex(State())
+    /// A serializer for this task only (the async typed API), instead of the manager's.
+    let serializerOverride: (any ResponseSerializer)?
 
     init(
         kind: Kind,
@@ -58,8 +60,10 @@ final class TaskDelegate: Sendable {
         core: URLSessionManager,
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
-        completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
+        completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?,
+        serializer: (any ResponseSerializer)? = nil
     ) {
+        self.serializerOverride = serializer
         self.kind = kind
         self.task = task
         self.body = body
@@ -69,10 +73,10 @@ final class TaskDelegate: Sendable {
         self.completionHandler = completion
         if let length = body?.expectedLength {
             task.snapshot.withLock { $0.countOfBytesExpectedToSend = length }
-            uploadProgress.totalUnitCount = length
+            self.uploadProgress.totalUnitCount = length
         } else if let header = task.originalRequest?.value(forHTTPHeaderField: "Content-Length"), let length = Int64(header) {
             // AFN: an unknown upload size falls back to the request's Content-Length.
-            uploadProgress.totalUnitCount = length
+            self.uploadProgress.totalUnitCount = length
         }
     }
 
@@ -190,8 +194,9 @@ final class TaskDelegate: Sendable {
     }
 
     private func handleHead(_ head: HTTPResponseHead) {
-        guard let request = task.currentRequest, let url = request.url else { return }
-        let response = Self.makeResponse(head, url: url)
+        guard let request = task.currentRequest, let url = request.url,
+            let response = Self.makeResponse(head, url: url)
+        else { return }
         let status = Int(head.status.code)
         state.withLock { $0.lastStatus = status }
 
@@ -365,7 +370,7 @@ final class TaskDelegate: Sendable {
     private func finish(response: HTTPURLResponse?, data: Data, sink: DownloadSink?, error transportError: (any Error)?) {
         var object: (any Sendable)?
         var error = transportError
-        let serializer = core.responseSerializer
+        let serializer = serializerOverride ?? core.responseSerializer
         var assetURL: URL?
         if let sink {
             let temporary = sink.close()
@@ -386,6 +391,7 @@ final class TaskDelegate: Sendable {
             snapshot.error = error
         }
         let completion = completionHandler
+        let finalAssetURL = assetURL
         let finalObject = object
         let finalError = error
         core.completionGroup.enter()
@@ -393,7 +399,7 @@ final class TaskDelegate: Sendable {
             completion?(response, finalObject, finalError)
             self.core.taskCompleted(
                 self.task, response: response, data: sink == nil ? data : nil, object: finalObject, error: finalError,
-                serializer: serializer, assetURL: assetURL)
+                serializer: serializer, assetURL: finalAssetURL)
             self.core.completionGroup.leave()
         }
     }
@@ -425,11 +431,11 @@ final class TaskDelegate: Sendable {
     /// stays boxed; casting it with `as?` sees through it).
     static func unwrapOptional(_ value: (any Sendable)?) -> (any Sendable)? {
         guard let value else { return nil }
-        if let optional = value as? any OptionalProtocol, optional.isNone { return nil }
+        if let optional = value as? any OptionalProtocol, optional.courierIsNil { return nil }
         return value
     }
 
-    static func makeResponse(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse {
+    static func makeResponse(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
         var fields: [String: String] = [:]
         for (name, value) in head.headers {
             if let existing = fields[name] {
@@ -440,19 +446,18 @@ final class TaskDelegate: Sendable {
         }
         let version = "HTTP/\(head.version.major).\(head.version.minor)"
         return HTTPURLResponse(url: url, statusCode: Int(head.status.code), httpVersion: version, headerFields: fields)
-            ?? HTTPURLResponse()
     }
 }
 
 /// Lets `unwrapOptional` see through `Optional` without knowing its wrapped type.
 protocol OptionalProtocol {
-    var isNone: Bool { get }
+    var courierIsNil: Bool { get }
 }
 
 extension Optional: OptionalProtocol {
-    var isNone: Bool {
+    var courierIsNil: Bool {
         if case .none = self { return true }
-        if case .some(let wrapped) = self, let inner = wrapped as? any OptionalProtocol { return inner.isNone }
+        if case .some(let wrapped) = self, let inner = wrapped as? any OptionalProtocol { return inner.courierIsNil }
         return false
     }
 }

@@ -4,6 +4,7 @@ public import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
+import NIOCore
 import NIOHTTP1
 import Synchronization
 
@@ -146,7 +147,8 @@ public class URLSessionManager: @unchecked Sendable {
         body: RequestBody?,
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
-        completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
+        completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?,
+        serializer: (any ResponseSerializer)? = nil
     ) -> T {
         let (task, invalidated): (T, Bool) = registry.withLock { registry in
             registry.nextIdentifier += 1
@@ -157,7 +159,8 @@ public class URLSessionManager: @unchecked Sendable {
         task.taskDescription = String(describing: Unmanaged.passUnretained(self).toOpaque())
         let delegate = TaskDelegate(
             kind: kind, task: task, body: body, core: self,
-            uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion,
+            serializer: serializer
         )
         task.delegateBox.withLock { $0 = delegate }
         if invalidated {
@@ -239,13 +242,15 @@ public class URLSessionManager: @unchecked Sendable {
         destination: (@Sendable (URL, HTTPURLResponse) -> URL)? = nil,
         completionHandler: (@Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void)? = nil
     ) -> DownloadTask {
-        register(
+        var completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
+        if let completionHandler {
+            completion = { response, object, error in completionHandler(response, object as? URL, error) }
+        }
+        return register(
             { DownloadTask(taskIdentifier: $0, request: request) }, kind: .download(destination: destination),
             body: Self.body(of: request),
             uploadProgress: nil, downloadProgress: progress,
-            completion: completionHandler.map { handler in
-                { response, object, error in handler(response, object as? URL, error) }
-            })
+            completion: completion)
     }
 
     static func body(of request: URLRequest) -> RequestBody? {
@@ -349,7 +354,8 @@ public class URLSessionManager: @unchecked Sendable {
             headers: headers,
             body: body,
             idleTimeout: .nanoseconds(Int64(idle * 1_000_000_000)),
-            deadline: .now() + .nanoseconds(Int64(configuration.timeoutIntervalForResource * 1_000_000_000))
+            deadline: NIODeadline.now()
+                + TimeAmount.nanoseconds(Int64(min(configuration.timeoutIntervalForResource, 1e9) * 1_000_000_000))
         )
     }
 

@@ -1,0 +1,180 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+import Synchronization
+
+/// AFNetworking's `AFHTTPSessionManager`: a ``URLSessionManager`` with a base URL, a request
+/// serializer and the HTTP verbs, in AFNetworking's block shape and in Swift's `async` shape.
+///
+/// ```swift
+/// let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.com/v1"))
+/// manager.get("users", parameters: ["page": 1], headers: nil, progress: nil,
+///             success: { task, object in print(object ?? "nil") },
+///             failure: { task, error in print(error) })
+///
+/// let (object, response) = try await manager.get("users", parameters: ["page": 1])
+/// ```
+public final class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
+    /// The base URL relative URL strings resolve against. A non-empty path gets a trailing slash.
+    public let baseURL: URL?
+    private let serializerBox: Mutex<any RequestSerializer> = Mutex(HTTPRequestSerializer())
+
+    /// Creates a manager whose requests resolve against `baseURL` (AFN §1.2). Request
+    /// serializer: ``HTTPRequestSerializer``; response serializer: ``JSONResponseSerializer``.
+    public init(baseURL: URL? = nil, configuration: SessionConfiguration = .default) {
+        self.baseURL = baseURL.map(BaseURLResolution.normalizedBaseURL)
+        super.init(configuration: configuration)
+    }
+
+    /// Builds the requests. Default ``HTTPRequestSerializer``.
+    public var requestSerializer: any RequestSerializer {
+        get { serializerBox.withLock { $0 } }
+        set { serializerBox.withLock { $0 = newValue } }
+    }
+
+    // MARK: - Block shape
+
+    /// A data task for `method` on `urlString` (resolved against ``baseURL``), with
+    /// `parameters` serialized by ``requestSerializer`` and `headers` applied last (they win
+    /// over everything). Not resumed. When serialization fails, `failure` is called
+    /// asynchronously on the completion queue with a nil task, and nil is returned.
+    @discardableResult
+    public func dataTask(
+        httpMethod method: String,
+        urlString: String,
+        parameters: Parameters?,
+        headers: [String: String]?,
+        uploadProgress: (@Sendable (Progress) -> Void)? = nil,
+        downloadProgress: (@Sendable (Progress) -> Void)? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (DataTask?, any Error) -> Void)?
+    ) -> DataTask? {
+        let request: URLRequest
+        do {
+            request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
+        } catch {
+            completionGroup.enter()
+            let group = completionGroup
+            completionQueue.async {
+                failure?(nil, error)
+                group.leave()
+            }
+            return nil
+        }
+        let taskBox = Mutex<DataTask?>(nil)
+        let task = dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress) {
+            _, object, error in
+            guard let task = taskBox.withLock({ $0 }) else { return }
+            if let error {
+                failure?(task, error)
+            } else {
+                success?(task, object)
+            }
+        }
+        taskBox.withLock { $0 = task }
+        return task
+    }
+
+    /// GET, resumed.
+    @discardableResult
+    public func get(
+        _ urlString: String,
+        parameters: Parameters? = nil,
+        headers: [String: String]? = nil,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (DataTask?, any Error) -> Void)?
+    ) -> DataTask? {
+        resumed(dataTask(httpMethod: "GET", urlString: urlString, parameters: parameters, headers: headers,
+                         downloadProgress: progress, success: success, failure: failure))
+    }
+
+    /// HEAD, resumed. Success gets no object.
+    @discardableResult
+    public func head(
+        _ urlString: String,
+        parameters: Parameters? = nil,
+        headers: [String: String]? = nil,
+        success: (@Sendable (DataTask) -> Void)?,
+        failure: (@Sendable (DataTask?, any Error) -> Void)?
+    ) -> DataTask? {
+        resumed(dataTask(httpMethod: "HEAD", urlString: urlString, parameters: parameters, headers: headers,
+                         success: { task, _ in success?(task) }, failure: failure))
+    }
+
+    /// POST, resumed.
+    @discardableResult
+    public func post(
+        _ urlString: String,
+        parameters: Parameters? = nil,
+        headers: [String: String]? = nil,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (DataTask?, any Error) -> Void)?
+    ) -> DataTask? {
+        resumed(dataTask(httpMethod: "POST", urlString: urlString, parameters: parameters, headers: headers,
+                         uploadProgress: progress, success: success, failure: failure))
+    }
+
+    /// PUT, resumed.
+    @discardableResult
+    public func put(
+        _ urlString: String,
+        parameters: Parameters? = nil,
+        headers: [String: String]? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (DataTask?, any Error) -> Void)?
+    ) -> DataTask? {
+        resumed(dataTask(httpMethod: "PUT", urlString: urlString, parameters: parameters, headers: headers,
+                         success: success, failure: failure))
+    }
+
+    /// PATCH, resumed.
+    @discardableResult
+    public func patch(
+        _ urlString: String,
+        parameters: Parameters? = nil,
+        headers: [String: String]? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (DataTask?, any Error) -> Void)?
+    ) -> DataTask? {
+        resumed(dataTask(httpMethod: "PATCH", urlString: urlString, parameters: parameters, headers: headers,
+                         success: success, failure: failure))
+    }
+
+    /// DELETE, resumed.
+    @discardableResult
+    public func delete(
+        _ urlString: String,
+        parameters: Parameters? = nil,
+        headers: [String: String]? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (DataTask?, any Error) -> Void)?
+    ) -> DataTask? {
+        resumed(dataTask(httpMethod: "DELETE", urlString: urlString, parameters: parameters, headers: headers,
+                         success: success, failure: failure))
+    }
+
+    private func resumed(_ task: DataTask?) -> DataTask? {
+        task?.resume()
+        return task
+    }
+
+    // MARK: - Requests
+
+    /// The request `dataTask(httpMethod:...)` would send.
+    /// - Throws: ``CourierError/requestSerializationFailed(_:)``.
+    public func makeRequest(
+        method: String, urlString: String, parameters: Parameters?, headers: [String: String]?
+    ) throws -> URLRequest {
+        guard let url = BaseURLResolution.resolve(urlString, against: baseURL) else {
+            throw CourierError.requestSerializationFailed(.invalidURL(urlString))
+        }
+        var request = try requestSerializer.request(method: method, urlString: url.absoluteString, parameters: parameters)
+        for (name, value) in headers ?? [:] {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+}
