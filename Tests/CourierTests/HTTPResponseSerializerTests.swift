@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct HTTPResponseSerializerTests {
+    @Test func acceptsTwoHundredsAndReturnsData() throws {
+        let serializer = HTTPResponseSerializer()
+        let data = Data("abc".utf8)
+        #expect(try serializer.responseObject(for: makeResponse(status: 204), data: data) == data)
+        #expect(serializer.acceptableStatusCodes == IndexSet(integersIn: 200..<300))
+        #expect(serializer.acceptableContentTypes == nil)
+    }
+
+    @Test func statusErrorMessageAndPayload() {
+        let serializer = HTTPResponseSerializer()
+        let data = Data("missing".utf8)
+        let result = serializer.serializeResponse(makeResponse(status: 404, contentType: "text/plain"), data: data)
+        #expect(result.object == .some(data))
+        let error = result.error
+        #expect(error != nil)
+        #expect(error?.description == "Request failed: not found (404)")
+        #expect(error?.localizedDescription == "Request failed: not found (404)")
+        #expect(error?.response?.statusCode == 404)
+        #expect(error?.responseData == data)
+        #expect(error?.underlyingError == nil)
+        #expect(error?.failingURL?.absoluteString == "http://example.test/resource")
+    }
+
+    @Test func contentTypeErrorIsChainedUnderStatusError() {
+        let serializer = HTTPResponseSerializer()
+        serializer.acceptableContentTypes = ["application/json"]
+        let result = serializer.serializeResponse(makeResponse(status: 500, contentType: "text/html"), data: Data("<p>".utf8))
+        guard case .unacceptableStatusCode(let response, _, let underlying?)? = result.error else {
+            Issue.record("expected a chained status error, got \(String(describing: result.error))")
+            return
+        }
+        #expect(response.statusCode == 500)
+        #expect(result.error?.description == "Request failed: internal server error (500)")
+        #expect(underlying.description == "Request failed: unacceptable content-type: text/html")
+        guard case .unacceptableContentType("text/html", _, _) = underlying else {
+            Issue.record("expected the content-type error")
+            return
+        }
+    }
+
+    @Test func contentTypeErrorOnlyWithDataAndURL() throws {
+        let serializer = HTTPResponseSerializer()
+        serializer.acceptableContentTypes = ["application/json"]
+        // Invalid, but AFN builds no error for empty data.
+        let empty = serializer.validation(makeResponse(contentType: "text/html"), data: Data())
+        #expect(!empty.isValid)
+        #expect(empty.error == nil)
+        try serializer.validate(makeResponse(contentType: "text/html"), data: nil)
+        // No MIME type and no data is acceptable.
+        #expect(serializer.validation(makeResponse(), data: nil).isValid)
+        // No MIME type with data is not.
+        let noType = serializer.validation(makeResponse(), data: Data("x".utf8))
+        #expect(!noType.isValid)
+        #expect(noType.error?.description == "Request failed: unacceptable content-type: (null)")
+    }
+
+    @Test func nilSettingsAcceptEverything() throws {
+        let serializer = HTTPResponseSerializer()
+        serializer.acceptableStatusCodes = nil
+        #expect(try serializer.responseObject(for: makeResponse(status: 503), data: nil) == nil)
+        serializer.acceptableStatusCodes = IndexSet([200, 418])
+        #expect(throws: CourierError.self) { try serializer.validate(makeResponse(status: 201), data: nil) }
+        try serializer.validate(makeResponse(status: 418), data: nil)
+    }
+
+    @Test func noResponseIsValid() throws {
+        try HTTPResponseSerializer().validate(nil, data: Data("x".utf8))
+    }
+}
+
+@Suite struct CourierErrorTests {
+    @Test func engineErrorMapping() {
+        let url = URL(string: "http://h/")
+        guard case .timedOut(url, _) = CourierError(.timedOut(.idle), url: url) else {
+            Issue.record("timeout")
+            return
+        }
+        guard case .cannotConnect = CourierError(.cannotConnect(host: "h", port: 1, reason: "refused")) else {
+            Issue.record("connect")
+            return
+        }
+        guard case .cannotConnect = CourierError(.dnsFailure(host: "h", reason: "nx")) else {
+            Issue.record("dns")
+            return
+        }
+        guard case .connectionLost = CourierError(.connectionLost("reset")) else {
+            Issue.record("lost")
+            return
+        }
+        guard case .cancelled(url) = CourierError(.cancelled, url: url) else {
+            Issue.record("cancelled")
+            return
+        }
+        guard case .serverTrustRejected(host: "h", reason: "pin") = CourierError(.serverTrustRejected(host: "h", reason: "pin")) else {
+            Issue.record("trust")
+            return
+        }
+        guard case .engine(.shutDown) = CourierError(.shutDown) else {
+            Issue.record("engine")
+            return
+        }
+        #expect(CourierError(.cancelled, url: url).failingURL == url)
+    }
+
+    @Test func messages() {
+        #expect(CourierError.requestSerializationFailed(.fileNotFound(path: "/x/y")).description.contains("/x/y"))
+        #expect(CourierError.tooManyRedirects(url: nil, limit: 16).description == "Too many HTTP redirects (more than 16)")
+    }
+}
