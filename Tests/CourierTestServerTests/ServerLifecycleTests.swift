@@ -54,17 +54,16 @@ struct ServerLifecycleTests {
         }
     }
 
-    @Test("start and shutdown take milliseconds")
-    func fastStartAndStop() async throws {
-        _ = try await TestServer.start().shutdown()  // warms up the event loop group and the CA
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure {
-            for _ in 0..<10 {
-                let server = try await TestServer.start()
-                try await server.shutdown()
-            }
+    @Test("servers start, answer and stop back to back; shutdown is idempotent")
+    func startAndStopRepeatedly() async throws {
+        // Speed is measured in Benchmarks/, not here: this checks that cycles leave nothing behind.
+        for _ in 0..<10 {
+            let server = try await TestServer.start()
+            let response = try await server.request("/status/204")
+            #expect(response.status == 204)
+            try await server.shutdown()
+            try await server.shutdown()  // idempotent
         }
-        #expect(elapsed < .seconds(2))
     }
 
     @Test("shutdown closes stalled connections and does not hang")
@@ -80,7 +79,8 @@ struct ServerLifecycleTests {
         #expect(server.requestsReceived == 1)
         let clock = ContinuousClock()
         let elapsed = try await clock.measure { try await server.shutdown() }
-        #expect(elapsed < .seconds(2))
+        // Generous: this catches a hang, not a slow machine.
+        #expect(elapsed < .seconds(10))
         let exchange = try await pending.value
         #expect(exchange.end == .closed)
         #expect(exchange.bytes.isEmpty)
