@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// A separate package so that the peers used only for comparison (AsyncHTTPClient) never
+// enter the library's dependency graph.
+let package = Package(
+    name: "CourierBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "Courier", path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: [
+                .product(name: "CourierEngine", package: "Courier"),
+                .product(name: "CourierTestServer", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

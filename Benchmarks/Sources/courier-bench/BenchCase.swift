@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+
+/// The four workloads of issue 3.
+enum BenchCase: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
+    /// 5,000 sequential GETs of a ~300-byte JSON.
+    case sequentialSmall = "sequential-small"
+    /// 20,000 GETs of the same JSON with 64 in flight.
+    case concurrentSmall = "concurrent-small"
+    /// A 256 MiB response streamed to a file.
+    case download256m = "download-256m"
+    /// A 256 MiB request body generated chunk by chunk and streamed to the server.
+    case upload256m = "upload-256m"
+
+    /// Whether the case is measured in requests per second (else in MB/s).
+    var isRequestRate: Bool {
+        switch self {
+        case .sequentialSmall, .concurrentSmall: return true
+        case .download256m, .upload256m: return false
+        }
+    }
+
+    var unit: String { isRequestRate ? "req/s" : "MB/s" }
+
+    /// Requests in one run, before `--requests` scales it.
+    var defaultRequests: Int {
+        switch self {
+        case .sequentialSmall: return 5_000
+        case .concurrentSmall: return 20_000
+        case .download256m, .upload256m: return 1
+        }
+    }
+}
+
+/// The clients compared.
+enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
+    case courierEngine = "courier-engine"
+    case asyncHTTPClient = "async-http-client"
+    case urlSession = "urlsession"
+}
+
+/// Parses a comma-separated list of raw values ("a,b"), or "all".
+func parseList<T: RawRepresentable & CaseIterable>(_ text: String, as type: T.Type) throws -> [T]
+where T.RawValue == String {
+    if text == "all" { return Array(T.allCases) }
+    return try text.split(separator: ",").map { part in
+        let name = part.trimmingCharacters(in: .whitespaces)
+        guard let value = T(rawValue: name) else {
+            let known = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("unknown value '\(name)'; expected one of: \(known), all")
+        }
+        return value
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// The table on stdout and the `--json` file.
+struct Report {
+    let summaries: [CaseSummary]
+    let options: Run
+    let notes: [String]
+
+    /// The statistics of one client on one case over the accepted rounds.
+    struct Row {
+        var benchCase: BenchCase
+        var client: ClientKind
+        var median: Double
+        var min: Double
+        var max: Double
+        var cpuPerRequest: Double
+        var cpuPerMiB: Double?
+        var peakRSSMiB: Double
+        var connections: Int?
+        var problems: [String]
+    }
+
+    func rows(_ summary: CaseSummary) -> [Row] {
+        summary.clients.compactMap { client in
+            let runs = summary.rounds.compactMap { $0[client] }
+            guard !runs.isEmpty else { return nil }
+            let values = runs.map(\.value)
+            return Row(
+                benchCase: summary.benchCase,
+                client: client,
+                median: median(values),
+                min: values.min() ?? 0,
+                max: values.max() ?? 0,
+                cpuPerRequest: median(runs.map(\.cpuMicrosPerRequest)),
+                cpuPerMiB: runs.allSatisfy { $0.cpuMicrosPerMiB != nil } ? median(runs.compactMap(\.cpuMicrosPerMiB)) : nil,
+                peakRSSMiB: runs.map(\.peakRSSMiB).max() ?? 0,
+                connections: runs.allSatisfy { $0.connections != nil }
+                    ? Int(median(runs.compactMap(\.connections).map(Double.init)).rounded()) : nil,
+                problems: runs.flatMap(\.problems)
+            )
+        }
+    }
+
+    var hasProblems: Bool {
+        summaries.contains { summary in rows(summary).contains { !$0.problems.isEmpty } }
+    }
+
+    func table() -> String {
+        var lines: [[String]] = [[
+            "case", "client", "median", "min–max", "unit", "cpu µs/req", "cpu µs/MiB", "peak RSS MiB",
+            "conns", "engine ÷ this", "cpu engine ÷ this", "ranges",
+        ]]
+        var footnotes: [String] = []
+        for summary in summaries {
+            let rows = rows(summary)
+            let engine = rows.first { $0.client == .courierEngine }
+            for row in rows {
+                var ratio = "—"
+                var cpuRatio = "—"
+                var ranges = "—"
+                if let engine, row.client != .courierEngine, row.median > 0, row.cpuPerRequest > 0 {
+                    ratio = String(format: "%.2f×", engine.median / row.median)
+                    cpuRatio = String(format: "%.2f×", engine.cpuPerRequest / row.cpuPerRequest)
+                    ranges = engine.min > row.max || engine.max < row.min ? "separate" : "overlap"
+                }
+                lines.append([
+                    row.benchCase.rawValue,
+                    row.client.rawValue + (row.problems.isEmpty ? "" : " (!)"),
+                    formatValue(row.median),
+                    "\(formatValue(row.min))–\(formatValue(row.max))",
+                    row.benchCase.unit,
+                    formatValue(row.cpuPerRequest),
+                    row.cpuPerMiB.map(formatValue) ?? "",
+                    String(format: "%.1f", row.peakRSSMiB),
+                    row.connections.map(String.init) ?? "?",
+                    ratio,
+                    cpuRatio,
+                    ranges,
+                ])
+                for problem in Set(row.problems).sorted() {
+                    footnotes.append("(!) \(row.benchCase.rawValue) \(row.client.rawValue): \(problem)")
+                }
+            }
+            footnotes.append(
+                "\(summary.benchCase.rawValue): \(summary.target.serverName) \(summary.target.url.absoluteString); "
+                    + "\(summary.rounds.count) rounds accepted, \(summary.discarded) discarded"
+            )
+        }
+        let widths = lines[0].indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
+        func render(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                return index < 2 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }
+        var out = [render(lines[0]), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+        out += lines.dropFirst().map(render)
+        out.append("")
+        out += footnotes
+        out += notes.map { "note: \($0)" }
+        out.append(
+            "MB = 10^6 bytes; cpu = getrusage user+sys of the client's child process during the workload; "
+                + "peak RSS = the child's ru_maxrss (max over rounds); conns = TCP connections the server accepted (median); "
+                + "ratios under ~1.3× are unresolved unless the ranges separate."
+        )
+        return out.joined(separator: "\n")
+    }
+
+    struct JSONRow: Encodable {
+        var benchCase: String
+        var client: String
+        var value: Double
+        var unit: String
+        var cpuMicrosPerRequest: Double
+        var peakRSSMiB: Double
+
+        enum CodingKeys: String, CodingKey {
+            case benchCase = "case"
+            case client
+            case value
+            case unit
+            case cpuMicrosPerRequest = "cpu_us_per_request"
+            case peakRSSMiB = "peak_rss_mib"
+        }
+    }
+
+    struct JSONFile: Encodable {
+        var results: [JSONRow]
+    }
+
+    func json() throws -> Data {
+        let results = summaries.flatMap(rows).map { row in
+            JSONRow(
+                benchCase: row.benchCase.rawValue,
+                client: row.client.rawValue,
+                value: (row.median * 10).rounded() / 10,
+                unit: row.benchCase.unit,
+                cpuMicrosPerRequest: (row.cpuPerRequest * 10).rounded() / 10,
+                peakRSSMiB: (row.peakRSSMiB * 10).rounded() / 10
+            )
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(JSONFile(results: results)) + Data("\n".utf8)
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}

@@ -1,0 +1,192 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import Synchronization
+
+/// What a child process reports to the parent: one JSON line on stdout.
+struct ChildReport: Codable, Sendable {
+    var client: ClientKind
+    var benchCase: BenchCase
+    /// Requests attempted.
+    var requests: Int
+    /// Requests that failed (error thrown, wrong status, wrong size).
+    var errors: Int
+    /// The first few errors, with the request index.
+    var errorSamples: [String]
+    /// Body bytes received (GETs, download) or bytes the server says it read (upload).
+    var bytes: Int64
+    /// The server's SHA-256 of an upload.
+    var uploadSHA256: String?
+    /// Wall time of the workload alone.
+    var seconds: Double
+    /// getrusage(RUSAGE_SELF) user + system time of the workload alone.
+    var cpuMicros: Int64
+    /// getrusage(RUSAGE_SELF) ru_maxrss at the end of the process's work, KiB.
+    var peakRSSKiB: Int64
+    /// The workload did not finish within `--timeout`.
+    var timedOut: Bool
+}
+
+/// Counts finished requests so that the watchdog can tell how far a hung run got.
+final class Progress: Sendable {
+    let finished = Atomic<Int>(0)
+    let failed = Atomic<Int>(0)
+    let samples = Mutex<[String]>([])
+
+    func fail(_ index: Int, _ error: any Error) {
+        failed.add(1, ordering: .relaxed)
+        samples.withLock { samples in
+            if samples.count < 5 { samples.append("request #\(index): \(String(describing: error))") }
+        }
+    }
+}
+
+/// `courier-bench run-one`: one client, one case, in this process; prints a ``ChildReport``.
+/// The parent runs each measurement this way so that CPU and peak RSS are the client's alone.
+struct RunOne: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run-one",
+        abstract: "Run one client on one case in this process and print a JSON report (used by `run`)."
+    )
+
+    @Option(help: "courier-engine, async-http-client or urlsession.") var client: ClientKind
+    @Option(name: .customLong("case"), help: "The workload.") var benchCase: BenchCase
+    @Option(help: "The URL to GET (small cases, download) or POST to (upload).") var url: String
+    @Option(help: "Requests for the small cases.") var requests: Int?
+    @Option(help: "Requests in flight for concurrent-small.") var concurrency = 64
+    @Option(help: "Connections per host every client may open.") var connections = 64
+    @Option(help: "Upload size in bytes.") var uploadBytes: Int64 = 256 << 20
+    @Option(help: "Upload chunk size in bytes.") var chunkSize = 64 << 10
+    @Option(help: "Download destination file.") var output: String?
+    @Option(help: "File with the upload bytes (URLSession uploads from a file).") var uploadFile: String?
+    @Option(help: "Give up after this many seconds and report a hang.") var timeout: Double = 600
+
+    func run() async throws {
+        guard let url = URL(string: url) else { throw ValidationError("bad --url \(url)") }
+        let client: any BenchClient
+        switch self.client {
+        case .courierEngine: client = try CourierEngineClient(connections: connections)
+        case .asyncHTTPClient: client = AsyncHTTPClientClient(connections: connections)
+        case .urlSession: client = URLSessionClient(connections: connections)
+        }
+        let requestCount = benchCase.isRequestRate ? (requests ?? benchCase.defaultRequests) : 1
+        let progress = Progress()
+        let chunk = RepeatedChunks.patternChunk(size: chunkSize)
+
+        let start = ContinuousClock.now
+        let before = ResourceUsage.current()
+        let template = ChildReport(
+            client: self.client, benchCase: benchCase, requests: requestCount, errors: 0,
+            errorSamples: [], bytes: 0, uploadSHA256: nil, seconds: 0, cpuMicros: 0,
+            peakRSSKiB: 0, timedOut: false
+        )
+        let watchdogTimeout = timeout
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: watchdogTimeout)
+            var report = template
+            report.timedOut = true
+            report.seconds = (ContinuousClock.now - start).seconds
+            report.errors = progress.failed.load(ordering: .relaxed)
+            report.errorSamples = progress.samples.withLock { $0 } + [
+                "timed out after \(watchdogTimeout) s with \(progress.finished.load(ordering: .relaxed)) of \(requestCount) requests finished"
+            ]
+            report.cpuMicros = ResourceUsage.current().cpuMicros - before.cpuMicros
+            report.peakRSSKiB = ResourceUsage.current().maxRSSKiB
+            Self.emit(report)
+            Foundation.exit(3)
+        }
+
+        var bytes: Int64 = 0
+        var sha: String?
+        switch benchCase {
+        case .sequentialSmall:
+            for index in 0..<requestCount {
+                do {
+                    bytes += Int64(try await client.get(url))
+                } catch {
+                    progress.fail(index, error)
+                }
+                progress.finished.add(1, ordering: .relaxed)
+            }
+        case .concurrentSmall:
+            bytes = await Self.concurrent(client, url, count: requestCount, inFlight: concurrency, progress: progress)
+        case .download256m:
+            guard let output else { throw ValidationError("download needs --output") }
+            do {
+                bytes = try await client.download(url, to: output)
+            } catch {
+                progress.fail(0, error)
+            }
+            progress.finished.add(1, ordering: .relaxed)
+        case .upload256m:
+            do {
+                let answer = try await client.upload(url, length: uploadBytes, chunk: chunk, file: uploadFile)
+                bytes = answer.bytes
+                sha = answer.sha256
+                if answer.bytes != uploadBytes {
+                    progress.fail(0, BenchError.badAnswer("the server read \(answer.bytes) of \(uploadBytes) bytes"))
+                }
+            } catch {
+                progress.fail(0, error)
+            }
+            progress.finished.add(1, ordering: .relaxed)
+        }
+        let after = ResourceUsage.current()
+        let seconds = (ContinuousClock.now - start).seconds
+        await client.shutdown()
+
+        var report = template
+        report.errors = progress.failed.load(ordering: .relaxed)
+        report.errorSamples = progress.samples.withLock { $0 }
+        report.bytes = bytes
+        report.uploadSHA256 = sha
+        report.seconds = seconds
+        report.cpuMicros = after.cpuMicros - before.cpuMicros
+        report.peakRSSKiB = ResourceUsage.current().maxRSSKiB
+        Self.emit(report)
+    }
+
+    /// `count` GETs with `inFlight` outstanding at any time (a sliding window).
+    static func concurrent(
+        _ client: any BenchClient,
+        _ url: URL,
+        count: Int,
+        inFlight: Int,
+        progress: Progress
+    ) async -> Int64 {
+        await withTaskGroup(of: Int64.self) { group in
+            var next = 0
+            var total: Int64 = 0
+            func add(_ index: Int) {
+                group.addTask {
+                    defer { progress.finished.add(1, ordering: .relaxed) }
+                    do {
+                        return Int64(try await client.get(url))
+                    } catch {
+                        progress.fail(index, error)
+                        return 0
+                    }
+                }
+            }
+            while next < min(inFlight, count) {
+                add(next)
+                next += 1
+            }
+            while let bytes = await group.next() {
+                total += bytes
+                if next < count {
+                    add(next)
+                    next += 1
+                }
+            }
+            return total
+        }
+    }
+
+    static func emit(_ report: ChildReport) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(report) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# nginx on loopback for courier-bench: 1 worker, access log off, keep-alive up to 100,000
+# requests per connection. Serves
+#   /json           a ~300-byte JSON document
+#   /download-256m  a 256 MiB file of random bytes (made once, checked by courier-bench)
+#   /nginx_status   stub_status (courier-bench reads "accepts" to count TCP connections)
+# The upload case does NOT use nginx: a `return 204` location answers before reading the
+# body (see shared/BENCHMARKING.md), so courier-bench always uploads to the test server's
+# /upload, which reads, counts and hashes the whole body.
+#
+# Usage: Benchmarks/nginx/setup.sh start|stop|restart|status
+# Environment: COURIER_BENCH_NGINX_PORT (default 8089),
+#              COURIER_BENCH_NGINX_DIR  (default /tmp/courier-bench-nginx).
+# Idempotent: installs nginx with apt-get only when missing, writes the files only when
+# missing, and `start` on a running server leaves it running.
+set -euo pipefail
+
+PORT="${COURIER_BENCH_NGINX_PORT:-8089}"
+DIR="${COURIER_BENCH_NGINX_DIR:-/tmp/courier-bench-nginx}"
+CONF="$DIR/nginx.conf"
+PIDFILE="$DIR/nginx.pid"
+DOWNLOAD_BYTES=$((256 * 1024 * 1024))
+
+install_nginx() {
+    if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+        return
+    fi
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "setup.sh: installing nginx (apt-get)" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
+    # The package may start the distribution's own server on port 80; ours is separate.
+}
+
+nginx_bin() {
+    command -v nginx 2>/dev/null || echo /usr/sbin/nginx
+}
+
+write_files() {
+    mkdir -p "$DIR/www" "$DIR/temp"
+    if [ ! -f "$DIR/www/json" ]; then
+        # 300 bytes with the final newline, like a small API answer.
+        cat >"$DIR/www/json" <<'JSON'
+{"id":1042,"name":"Courier benchmark document","active":true,"score":98.25,"tags":["http","nio","swift","linux"],"owner":{"login":"courier","id":7,"site_admin":false},"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-02T03:04:05Z","description":"A small JSON body for rate tests"}
+JSON
+    fi
+    local size=0
+    if [ -f "$DIR/www/download-256m" ]; then size=$(stat -c %s "$DIR/www/download-256m"); fi
+    if [ "$size" -ne "$DOWNLOAD_BYTES" ]; then
+        echo "setup.sh: writing $DIR/www/download-256m (256 MiB of random bytes)" >&2
+        head -c "$DOWNLOAD_BYTES" /dev/urandom >"$DIR/www/download-256m.tmp"
+        mv "$DIR/www/download-256m.tmp" "$DIR/www/download-256m"
+    fi
+    cat >"$CONF" <<EOF
+# Written by Benchmarks/nginx/setup.sh; edit the script, not this file.
+daemon on;
+worker_processes 1;
+pid $PIDFILE;
+error_log $DIR/error.log warn;
+worker_rlimit_nofile 65536;
+
+events {
+    worker_connections 8192;
+}
+
+http {
+    access_log off;
+    keepalive_requests 100000;
+    keepalive_timeout 75s;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    gzip off;
+    client_body_temp_path $DIR/temp/body;
+    proxy_temp_path $DIR/temp/proxy;
+    fastcgi_temp_path $DIR/temp/fastcgi;
+    uwsgi_temp_path $DIR/temp/uwsgi;
+    scgi_temp_path $DIR/temp/scgi;
+
+    server {
+        listen 127.0.0.1:$PORT;
+        root $DIR/www;
+        location = /json { default_type application/json; }
+        location = /download-256m { default_type application/octet-stream; }
+        location = /nginx_status { stub_status; }
+    }
+}
+EOF
+}
+
+is_running() {
+    [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null
+}
+
+start() {
+    install_nginx
+    write_files
+    if is_running; then
+        echo "setup.sh: nginx already running (pid $(cat "$PIDFILE")) on 127.0.0.1:$PORT"
+        return
+    fi
+    "$(nginx_bin)" -t -q -c "$CONF" -p "$DIR"
+    "$(nginx_bin)" -c "$CONF" -p "$DIR"
+    for _ in $(seq 1 50); do
+        if is_running; then break; fi
+        sleep 0.1
+    done
+    is_running || { echo "setup.sh: nginx did not start; see $DIR/error.log" >&2; exit 1; }
+    echo "setup.sh: nginx running (pid $(cat "$PIDFILE")) on http://127.0.0.1:$PORT (root $DIR/www)"
+}
+
+stop() {
+    if is_running; then
+        "$(nginx_bin)" -c "$CONF" -p "$DIR" -s quit
+        for _ in $(seq 1 50); do
+            if ! is_running; then break; fi
+            sleep 0.1
+        done
+        echo "setup.sh: nginx stopped"
+    else
+        echo "setup.sh: nginx not running"
+    fi
+}
+
+case "${1:-}" in
+start) start ;;
+stop) stop ;;
+restart) stop; start ;;
+status)
+    if is_running; then
+        echo "running (pid $(cat "$PIDFILE")) on http://127.0.0.1:$PORT"
+    else
+        echo "not running"
+        exit 1
+    fi
+    ;;
+*)
+    echo "usage: $0 start|stop|restart|status" >&2
+    exit 2
+    ;;
+esac
