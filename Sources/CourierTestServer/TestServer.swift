@@ -97,9 +97,12 @@ public final class TestServer: Sendable {
         let authority = try configuration.certificateAuthority ?? TestCertificateAuthority.shared
         let sslContext: NIOSSLContext?
         if let kind = configuration.tls {
-            let tlsConfiguration = try authority.serverChain(kind).makeServerTLSConfiguration(
+            var tlsConfiguration = try authority.serverChain(kind).makeServerTLSConfiguration(
                 requireClientCertificateSignedBy: configuration.requireClientCertificate ? authority.rootCertificateDER : nil
             )
+            // On close, NIOSSL waits this long for the peer's close_notify (default 5 s); a
+            // stalled or misbehaving client must not hold up `shutdown()` or a fault's close.
+            tlsConfiguration.shutdownTimeout = .milliseconds(250)
             sslContext = try NIOSSLContext(configuration: tlsConfiguration)
         } else {
             sslContext = nil

@@ -60,7 +60,9 @@ struct HTTPSEndpointTests {
         let request = "GET \(target) HTTP/1.1\r\nHost: \(serverHostname):\(server.port)\r\nConnection: close\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: request))
         let (bytes, peer) = try await promise.futureResult.get()
-        let response = try #require(ParsedResponse(bytes))
+        guard let response = ParsedResponse(bytes) else {
+            throw RawHTTPClient.Failure(description: "no HTTP response over TLS (\(bytes.count) bytes)")
+        }
         return (response, peer)
     }
 
@@ -108,5 +110,32 @@ struct HTTPSEndpointTests {
             #expect(response.statusLine == "HTTP/1.0 200 OK")
             #expect(response.body == Array("abcdefghijklmnopqrstuvwxyz".utf8))
         }
+    }
+
+    @Test("shutdown of a TLS server closes idle, mid-handshake and stalled connections promptly")
+    func tlsShutdown() async throws {
+        let server = try await TestServer.start(.init(tls: .valid))
+        // A TCP connection that never starts the handshake.
+        let idle = try RawHTTPClient.connect(host: server.host, port: server.port, timeout: 20)
+        defer { close(idle) }
+        // A TLS connection waiting for an answer that never comes.
+        let stalled = Task {
+            try await Self.httpsRequest(
+                to: server,
+                target: "/fault/no-response",
+                serverHostname: "localhost",
+                trusting: server.certificateAuthority.rootCertificateDER
+            )
+        }
+        for _ in 0..<300 where server.requestsReceived == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(server.requestsReceived == 1)
+        #expect(server.connectionsAccepted == 2)
+        let clock = ContinuousClock()
+        let elapsed = try await clock.measure { try await server.shutdown() }
+        #expect(elapsed < .seconds(4))  // below NIOSSL's default 5 s close_notify wait
+        // The stalled request ends without a response.
+        await #expect(throws: (any Error).self) { _ = try await stalled.value }
     }
 }
