@@ -16,6 +16,7 @@ struct Report {
         var cpuPerRequest: Double
         var cpuPerMiB: Double?
         var peakRSSMiB: Double
+        var baselineRSSMiB: Double
         var connections: Int?
         var problems: [String]
     }
@@ -34,6 +35,7 @@ struct Report {
                 cpuPerRequest: median(runs.map(\.cpuMicrosPerRequest)),
                 cpuPerMiB: runs.allSatisfy { $0.cpuMicrosPerMiB != nil } ? median(runs.compactMap(\.cpuMicrosPerMiB)) : nil,
                 peakRSSMiB: runs.map(\.peakRSSMiB).max() ?? 0,
+                baselineRSSMiB: runs.map(\.baselineRSSMiB).max() ?? 0,
                 connections: runs.allSatisfy { $0.connections != nil }
                     ? Int(median(runs.compactMap(\.connections).map(Double.init)).rounded()) : nil,
                 problems: runs.flatMap(\.problems)
@@ -48,7 +50,7 @@ struct Report {
     func table() -> String {
         var lines: [[String]] = [[
             "case", "client", "median", "min–max", "unit", "cpu µs/req", "cpu µs/MiB", "peak RSS MiB",
-            "conns", "engine ÷ this", "cpu engine ÷ this", "ranges",
+            "base RSS", "conns", "engine ÷ this", "cpu engine ÷ this", "ranges",
         ]]
         var footnotes: [String] = []
         for summary in summaries {
@@ -72,6 +74,7 @@ struct Report {
                     formatValue(row.cpuPerRequest),
                     row.cpuPerMiB.map(formatValue) ?? "",
                     String(format: "%.1f", row.peakRSSMiB),
+                    String(format: "%.1f", row.baselineRSSMiB),
                     row.connections.map(String.init) ?? "?",
                     ratio,
                     cpuRatio,
@@ -83,7 +86,12 @@ struct Report {
             }
             footnotes.append(
                 "\(summary.benchCase.rawValue): \(summary.target.serverName) \(summary.target.url.absoluteString); "
-                    + "\(summary.rounds.count) rounds accepted, \(summary.discarded) discarded"
+                    + "\(summary.rounds.count) rounds accepted, \(summary.discarded) discarded; "
+                    + String(
+                        format: "host steal %.0f–%.0f%% of the machine",
+                        (summary.steal.min() ?? 0) * 100,
+                        (summary.steal.max() ?? 0) * 100
+                    )
             )
         }
         let widths = lines[0].indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
@@ -100,7 +108,7 @@ struct Report {
         out += notes.map { "note: \($0)" }
         out.append(
             "MB = 10^6 bytes; cpu = getrusage user+sys of the client's child process during the workload; "
-                + "peak RSS = the child's ru_maxrss (max over rounds); conns = TCP connections the server accepted (median); "
+                + "peak RSS = the child's ru_maxrss (max over rounds), base RSS = its ru_maxrss before the client existed; conns = TCP connections the server accepted (median); "
                 + "ratios under ~1.3× are unresolved unless the ranges separate."
         )
         return out.joined(separator: "\n")

@@ -23,6 +23,8 @@ struct ChildReport: Codable, Sendable {
     var cpuMicros: Int64
     /// getrusage(RUSAGE_SELF) ru_maxrss at the end of the process's work, KiB.
     var peakRSSKiB: Int64
+    /// ru_maxrss before the client was created (the binary and runtime alone), KiB.
+    var baselineRSSKiB: Int64
     /// The workload did not finish within `--timeout`.
     var timedOut: Bool
 }
@@ -63,6 +65,7 @@ struct RunOne: AsyncParsableCommand {
 
     func run() async throws {
         guard let url = URL(string: url) else { throw ValidationError("bad --url \(url)") }
+        let baselineRSS = ResourceUsage.current().maxRSSKiB
         let client: any BenchClient
         switch self.client {
         case .courierEngine: client = try CourierEngineClient(connections: connections)
@@ -78,7 +81,7 @@ struct RunOne: AsyncParsableCommand {
         let template = ChildReport(
             client: self.client, benchCase: benchCase, requests: requestCount, errors: 0,
             errorSamples: [], bytes: 0, uploadSHA256: nil, seconds: 0, cpuMicros: 0,
-            peakRSSKiB: 0, timedOut: false
+            peakRSSKiB: 0, baselineRSSKiB: baselineRSS, timedOut: false
         )
         let watchdogTimeout = timeout
         Thread.detachNewThread {

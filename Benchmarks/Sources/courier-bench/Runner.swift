@@ -14,6 +14,7 @@ struct Measurement: Sendable {
     var cpuMicrosPerRequest: Double
     var cpuMicrosPerMiB: Double?
     var peakRSSMiB: Double
+    var baselineRSSMiB: Double
 }
 
 /// Every accepted round of one case.
@@ -24,6 +25,8 @@ struct CaseSummary: Sendable {
     var discarded: Int
     var discardNotes: [String]
     var clients: [ClientKind]
+    /// The share of the machine the host stole during each accepted round.
+    var steal: [Double] = []
 }
 
 /// Runs the children, round by round, and throws away rounds that other processes disturbed.
@@ -71,6 +74,7 @@ struct Runner {
                 continue
             }
             summary.rounds.append(round)
+            summary.steal.append(steal)
             log("  round \(summary.rounds.count): \(line); \(load)")
             for client in clients {
                 for problem in round[client]?.problems ?? [] { log("  PROBLEM \(client.rawValue): \(problem)") }
@@ -125,7 +129,7 @@ struct Runner {
 
         var measurement = Measurement(
             client: client, report: nil, connections: nil, problems: [], value: 0,
-            cpuMicrosPerRequest: 0, cpuMicrosPerMiB: nil, peakRSSMiB: 0
+            cpuMicrosPerRequest: 0, cpuMicrosPerMiB: nil, peakRSSMiB: 0, baselineRSSMiB: 0
         )
         if let before = connectionsBefore, let after = connectionsAfter {
             measurement.connections = after - before - target.counter.overhead
@@ -167,6 +171,7 @@ struct Runner {
         }
         measurement.cpuMicrosPerRequest = Double(report.cpuMicros) / Double(max(1, report.requests))
         measurement.peakRSSMiB = Double(report.peakRSSKiB) / 1024
+        measurement.baselineRSSMiB = Double(report.baselineRSSKiB) / 1024
         return measurement
     }
 

@@ -39,7 +39,9 @@ struct MachineCPU: Sendable {
         let fields = line.split(separator: " ").dropFirst().compactMap { Int64($0) }
         func field(_ index: Int) -> Int64 { index < fields.count ? fields[index] : 0 }
         // irq and softirq are left out of "busy": loopback traffic shows up there and is ours.
-        let busy = field(0) + field(1) + field(2) + field(7)
+        // Steal (time the host took from this VM) is reported apart: it rises with our own
+        // load here, so counting it as another process's would discard every round.
+        let busy = field(0) + field(1) + field(2)
         let total = (0..<8).reduce(Int64(0)) { $0 + field($1) }
         return MachineCPU(busyTicks: busy, totalTicks: total, stealTicks: field(7))
     }
