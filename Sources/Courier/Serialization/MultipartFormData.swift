@@ -71,9 +71,9 @@ public final class MultipartFormData: Sendable {
     public var contentLength: Int64 {
         let parts = state.withLock { $0.parts }
         guard !parts.isEmpty else { return 0 }
-        var total = Int64(finalBoundary.count)
+        var total = Int64(finalBoundary.utf8.count)
         for (index, part) in parts.enumerated() {
-            total += Int64(openingBoundary(first: index == 0).count) + Int64(part.headerBytes.count) + part.length
+            total += Int64(openingBoundary(first: index == 0).utf8.count) + Int64(part.headerBytes.count) + part.length
         }
         return total
     }

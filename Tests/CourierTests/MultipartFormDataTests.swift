@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct MultipartFormDataTests {
+    static func body(of form: MultipartFormData) async throws -> Data {
+        var collected = Data()
+        try await form.writeBody { collected.append($0) }
+        return collected
+    }
+
+    static func temporaryFile(_ contents: Data, name: String = "photo.png") throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent(name)
+        try contents.write(to: url)
+        return url
+    }
+
+    @Test func boundaryShape() {
+        let boundary = MultipartFormData.makeBoundary()
+        #expect(boundary.hasPrefix("Boundary+"))
+        let hex = boundary.dropFirst("Boundary+".count)
+        #expect(hex.count == 16)
+        #expect(hex.allSatisfy { "0123456789ABCDEF".contains($0) })
+        #expect(MultipartFormData.makeBoundary() != boundary)
+    }
+
+    @Test func exactFramingOfASmallForm() async throws {
+        let form = MultipartFormData(boundary: "Boundary+0123456789ABCDEF")
+        form.appendPart(formData: Data("value".utf8), name: "field")
+        form.appendPart(fileData: Data("PNGDATA".utf8), name: "file", fileName: "a.png", mimeType: "image/png")
+        form.appendPart(headers: [(name: "X-A", value: "1"), (name: "Content-Disposition", value: "form-data; name=\"h\"")], body: Data("!".utf8))
+        let expected = """
+            --Boundary+0123456789ABCDEF\r
+            Content-Disposition: form-data; name="field"\r
+            \r
+            value\r
+            --Boundary+0123456789ABCDEF\r
+            Content-Disposition: form-data; name="file"; filename="a.png"\r
+            Content-Type: image/png\r
+            \r
+            PNGDATA\r
+            --Boundary+0123456789ABCDEF\r
+            X-A: 1\r
+            Content-Disposition: form-data; name="h"\r
+            \r
+            !\r
+            --Boundary+0123456789ABCDEF--\r
+
+            """
+        let body = try await Self.body(of: form)
+        #expect(String(decoding: body, as: UTF8.self) == expected)
+        #expect(form.contentLength == Int64(body.count))
+        #expect(form.contentType == "multipart/form-data; boundary=Boundary+0123456789ABCDEF")
+    }
+
+    @Test func filePartsTakeNameAndTypeFromTheURL() async throws {
+        let url = try Self.temporaryFile(Data(repeating: 7, count: 200_000), name: "photo.JPG")
+        let form = MultipartFormData(boundary: "B")
+        try form.appendPart(fileURL: url, name: "upload")
+        let body = try await Self.body(of: form)
+        let head = "--B\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"photo.JPG\"\r\nContent-Type: image/jpeg\r\n\r\n"
+        #expect(body.prefix(head.utf8.count) == Data(head.utf8))
+        #expect(body.count == head.utf8.count + 200_000 + "\r\n--B--\r\n".utf8.count)
+        #expect(form.contentLength == Int64(body.count))
+        #expect(MIMETypes.mimeType(forPathExtension: "weird") == "application/octet-stream")
+    }
+
+    @Test func fileErrorsAreTypedWithThePath() throws {
+        let form = MultipartFormData()
+        let missing = URL(fileURLWithPath: "/nonexistent/courier/file.txt")
+        #expect {
+            try form.appendPart(fileURL: missing, name: "f")
+        } throws: { error in
+            guard case .requestSerializationFailed(.fileNotFound(let path)) = error as? CourierError else { return false }
+            return path == "/nonexistent/courier/file.txt" && "\(error)".contains(path)
+        }
+        #expect {
+            try form.appendPart(fileURL: FileManager.default.temporaryDirectory, name: "f")
+        } throws: { error in
+            guard case .requestSerializationFailed(.notARegularFile) = error as? CourierError else { return false }
+            return true
+        }
+        #expect {
+            try form.appendPart(fileURL: URL(string: "http://h/x.txt")!, name: "f")
+        } throws: { error in
+            guard case .requestSerializationFailed(.notAFileURL) = error as? CourierError else { return false }
+            return true
+        }
+        #expect(form.isEmpty)
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root can read any file"))
+    func unreadableFileIsTyped() throws {
+        let url = try Self.temporaryFile(Data("x".utf8), name: "secret.txt")
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: url.path)
+        #expect(throws: CourierError.self) { try MultipartFormData().appendPart(fileURL: url, name: "f") }
+    }
+
+    @Test func streamAndSequenceParts() async throws {
+        let form = MultipartFormData(boundary: "B")
+        form.appendPart(inputStream: InputStream(data: Data("stream!".utf8)), name: "s", fileName: "s.bin", length: 7, mimeType: "application/octet-stream")
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("ab".utf8))
+            continuation.yield(Data("cd".utf8))
+            continuation.finish()
+        }
+        form.appendPart(chunks: chunks, name: "q", fileName: "q.txt", length: 4, mimeType: "text/plain")
+        #expect(!form.isReplayable)
+        let body = String(decoding: try await Self.body(of: form), as: UTF8.self)
+        #expect(body.contains("\r\n\r\nstream!\r\n--B\r\n"))
+        #expect(body.contains("\r\n\r\nabcd\r\n--B--\r\n"))
+        #expect(form.contentLength == Int64(body.utf8.count))
+    }
+
+    @Test func declaredLengthMismatchFails() async {
+        let short = MultipartFormData()
+        short.appendPart(inputStream: InputStream(data: Data("abc".utf8)), name: "s", fileName: "s", length: 5, mimeType: "x/y")
+        await #expect(throws: CourierError.self) { try await Self.body(of: short) }
+        let long = MultipartFormData()
+        long.appendPart(inputStream: InputStream(data: Data("abcdef".utf8)), name: "s", fileName: "s", length: 2, mimeType: "x/y")
+        await #expect(throws: CourierError.self) { try await Self.body(of: long) }
+    }
+
+    @Test func throttlingSplitsIntoPackets() async throws {
+        let form = MultipartFormData(boundary: "B")
+        form.appendPart(fileData: Data(repeating: 1, count: 10_000), name: "f", fileName: "f", mimeType: "x/y")
+        form.throttleBandwidth(packetSize: 4_096, delay: 0.001)
+        var sizes: [Int] = []
+        try await form.writeBody { sizes.append($0.count) }
+        #expect(sizes.allSatisfy { $0 <= 4_096 })
+        #expect(sizes.reduce(0, +) == Int(form.contentLength))
+        #expect(MultipartFormData.suggestedPacketSize == 16_384)
+        #expect(MultipartFormData.suggestedDelay == 0.2)
+    }
+
+    @Test func serializerFlattensParametersAndSetsHeaders() async throws {
+        let serializer = HTTPRequestSerializer()
+        let request = try serializer.multipartFormRequest(
+            method: "POST", urlString: "http://h/upload",
+            parameters: ["b": ["x": 1, "y": true], "a": ["p", "q"], "n": .null]
+        ) { form in
+            form.appendPart(fileData: Data("1".utf8), name: "file", fileName: "f.txt", mimeType: "text/plain")
+        }
+        let form = try #require(request.formData)
+        #expect(request.urlRequest.value(forHTTPHeaderField: "Content-Type") == form.contentType)
+        #expect(request.urlRequest.value(forHTTPHeaderField: "Content-Length") == String(form.contentLength))
+        #expect(request.urlRequest.httpBody == nil)
+        #expect(request.urlRequest.value(forHTTPHeaderField: "User-Agent") != nil)
+        let body = String(decoding: try await Self.body(of: form), as: UTF8.self)
+        let names = body.components(separatedBy: "form-data; name=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(names == ["a[]", "a[]", "b[x]", "b[y]", "n", "file"])
+        #expect(body.contains("name=\"b[y]\"\r\n\r\n1\r\n"))
+        #expect(body.contains("name=\"n\"\r\n\r\n\r\n"))
+    }
+
+    @Test func getAndHeadAreRefused() {
+        for method in ["GET", "head"] {
+            #expect {
+                try HTTPRequestSerializer().multipartFormRequest(method: method, urlString: "http://h/")
+            } throws: { error in
+                guard case .requestSerializationFailed(.multipartMethodNotAllowed) = error as? CourierError else { return false }
+                return true
+            }
+        }
+    }
+
+    @Test func noPartsMeansNoBody() throws {
+        let request = try JSONRequestSerializer().multipartFormRequest(method: "PUT", urlString: "http://h/")
+        #expect(request.formData == nil)
+        #expect(request.makeRequestBody() == nil)
+        #expect(request.urlRequest.httpBody == nil)
+        #expect(request.urlRequest.value(forHTTPHeaderField: "Content-Type") == nil)
+        #expect(request.urlRequest.value(forHTTPHeaderField: "Content-Length") == nil)
+    }
+
+    @Test func writingStreamContentsToFile() async throws {
+        let serializer = HTTPRequestSerializer()
+        let source = try Self.temporaryFile(Data(repeating: 42, count: 70_000), name: "data.bin")
+        let request = try serializer.multipartFormRequest(method: "POST", urlString: "http://h/", parameters: ["k": "v"]) { form in
+            try form.appendPart(fileURL: source, name: "f")
+        }
+        let target = source.deletingLastPathComponent().appendingPathComponent("body.multipart")
+        let fileRequest = try await serializer.requestWithMultipartFormRequest(request, writingStreamContentsToFile: target)
+        let written = try Data(contentsOf: target)
+        #expect(written == (try await Self.body(of: try #require(request.formData))))
+        #expect(fileRequest.value(forHTTPHeaderField: "Content-Length") == String(written.count))
+        #expect(fileRequest.httpBodyStream == nil)
+    }
+}

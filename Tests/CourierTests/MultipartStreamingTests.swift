@@ -1,0 +1,117 @@
+import CourierEngine
+import CourierTestServer
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+
+@testable import Courier
+@testable import CourierEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The multipart body streams: bounded memory, and the server receives exactly the bytes.
+@Suite(.serialized) struct MultipartStreamingTests {
+    static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+
+    static func sparseFile(size: Int64) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-sparse-\(UUID().uuidString).bin")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: url.path)
+        else { throw CourierError.requestSerializationFailed(.fileNotReadable(path: url.path)) }
+        try handle.truncate(atOffset: UInt64(size))
+        try handle.close()
+        return url
+    }
+
+    @Test func twoHundredMebibytesStreamWithBoundedMemory() async throws {
+        let size: Int64 = 200 << 20
+        let url = try Self.sparseFile(size: size)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let form = MultipartFormData()
+        form.appendPart(formData: Data("before".utf8), name: "a")
+        try form.appendPart(fileURL: url, name: "big")
+        let body = form.makeRequestBody()
+        guard case .stream(let length, let produce) = body.storage else {
+            Issue.record("expected a streamed body")
+            return
+        }
+        #expect(length == form.contentLength)
+        let before = Self.peakResidentBytes()
+        let counter = ByteCounter()
+        try await produce(BodyWriter(writeChunk: { chunk in counter.add(chunk.readableBytes) }))
+        let growth = Self.peakResidentBytes() - before
+        print("multipart 200 MiB: peak RSS grew by \(growth >> 20) MiB (before: \(before >> 20) MiB)")
+        #expect(Int64(counter.total) == form.contentLength)
+        #expect(growth < 64 << 20)
+    }
+
+    @Test func uploadToPostIsParsedIntoFormAndFiles() async throws {
+        let server = try await TestServer.start()
+        let engine = try HTTPEngine()
+        defer { Task { await engine.shutdown(); try? await server.shutdown() } }
+        let serializer = HTTPRequestSerializer()
+        let multipart = try serializer.multipartFormRequest(
+            method: "POST", urlString: server.baseURL.absoluteString + "/post", parameters: ["name": "courier", "list": [1, 2]]
+        ) { form in
+            form.appendPart(fileData: Data("hello file".utf8), name: "upload", fileName: "hello.txt", mimeType: "text/plain")
+        }
+        let response = try await engine.collect(Self.engineRequest(multipart))
+        #expect(response.head.status.code == 200)
+        let json = try JSONValue(parsing: Data(response.body.readableBytesView))
+        #expect(json["form"]?["name"] == "courier")
+        #expect(json["form"]?["list[]"] == ["1", "2"])
+        #expect(json["files"]?["upload"] == "hello file")
+        #expect(json["headers"]?["Content-Type"]?.stringValue == multipart.formData?.contentType)
+    }
+
+    @Test func uploadIsHashedByTheServer() async throws {
+        let server = try await TestServer.start()
+        let engine = try HTTPEngine()
+        defer { Task { await engine.shutdown(); try? await server.shutdown() } }
+        var pattern = Data(count: 1 << 20)
+        for index in pattern.indices { pattern[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: url.path))
+        for _ in 0..<24 { try handle.write(contentsOf: pattern) }
+        try handle.close()
+        let multipart = try HTTPRequestSerializer().multipartFormRequest(
+            method: "PUT", urlString: server.baseURL.absoluteString + "/upload"
+        ) { form in try form.appendPart(fileURL: url, name: "blob") }
+        let form = try #require(multipart.formData)
+        var hasher = SHA256()
+        try await form.writeBody { hasher.update(data: $0) }
+        let expected = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let response = try await engine.collect(Self.engineRequest(multipart))
+        let json = try JSONValue(parsing: Data(response.body.readableBytesView))
+        #expect(json["bytes"]?.intValue == form.contentLength)
+        #expect(json["sha256"]?.stringValue == expected)
+    }
+
+    static func engineRequest(_ multipart: MultipartRequest) throws -> EngineRequest {
+        let request = multipart.urlRequest
+        let url = try #require(request.url)
+        var headers = HTTPHeaders()
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            headers.add(name: name, value: value)
+        }
+        return EngineRequest(method: request.httpMethod ?? "POST", url: url, headers: headers, body: multipart.makeRequestBody())
+    }
+}
+
+/// Counts bytes written from any thread.
+final class ByteCounter: Sendable {
+    private let count = Mutex(0)
+    func add(_ bytes: Int) { count.withLock { $0 += bytes } }
+    var total: Int { count.withLock { $0 } }
+}
