@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct CourierErrorTests {
+    @Test func engineErrorMapping() {
+        let url = URL(string: "http://h/")
+        guard case .timedOut(url, _) = CourierError(.timedOut(.idle), url: url) else {
+            Issue.record("timeout")
+            return
+        }
+        guard case .cannotConnect = CourierError(.cannotConnect(host: "h", port: 1, reason: "refused")) else {
+            Issue.record("connect")
+            return
+        }
+        guard case .cannotConnect = CourierError(.dnsFailure(host: "h", reason: "nx")) else {
+            Issue.record("dns")
+            return
+        }
+        guard case .connectionLost = CourierError(.connectionLost("reset")) else {
+            Issue.record("lost")
+            return
+        }
+        guard case .cancelled(url) = CourierError(.cancelled, url: url) else {
+            Issue.record("cancelled")
+            return
+        }
+        guard case .serverTrustRejected(host: "h", reason: "pin") = CourierError(.serverTrustRejected(host: "h", reason: "pin")) else {
+            Issue.record("trust")
+            return
+        }
+        guard case .engine(.shutDown) = CourierError(.shutDown) else {
+            Issue.record("engine")
+            return
+        }
+        #expect(CourierError(.cancelled, url: url).failingURL == url)
+    }
+
+    @Test func messages() {
+        #expect(CourierError.requestSerializationFailed(.fileNotFound(path: "/x/y")).description.contains("/x/y"))
+        #expect(CourierError.tooManyRedirects(url: nil, limit: 16).description == "Too many HTTP redirects (more than 16)")
+    }
+}
