@@ -237,8 +237,32 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: promise)
         if keepAlive {
             self.state = .idle
+        } else if case .ignoringBody = self.state {
+            // The client may still be sending the body we refused. Closing now, with its bytes
+            // unread, would make the kernel send RST and the client could lose our answer:
+            // stop writing, keep reading (and dropping) for a while, then close.
+            promise.futureResult.assumeIsolated().whenComplete { _ in
+                self.closeAfterDraining(context: context)
+            }
         } else {
             promise.futureResult.assumeIsolated().whenComplete { _ in
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    /// How long a refused body is drained before the connection is closed anyway.
+    static let drainTime = TimeAmount.seconds(5)
+
+    private func closeAfterDraining(context: ChannelHandlerContext) {
+        let halfClosed = context.eventLoop.makePromise(of: Void.self)
+        context.close(mode: .output, promise: halfClosed)
+        halfClosed.futureResult.assumeIsolated().whenComplete { result in
+            guard case .success = result else {
+                context.close(promise: nil)
+                return
+            }
+            self.schedule(after: Self.drainTime, context: context) {
                 context.close(promise: nil)
             }
         }

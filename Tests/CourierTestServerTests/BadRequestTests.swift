@@ -60,4 +60,24 @@ struct BadRequestTests {
             #expect(response.status == 417)
         }
     }
+
+    @Test("a client still sending a refused body receives the 413, then EOF")
+    func tooLargeWhileSending() async throws {
+        try await withTestServer { server in
+            let size = 70 * 1024 * 1024
+            let exchange = try await Task.detached {
+                let fd = try RawHTTPClient.connect(host: server.host, port: server.port, timeout: 30)
+                defer { close(fd) }
+                try RawHTTPClient.sendAll(fd, Array("POST /post HTTP/1.1\r\nHost: a\r\nContent-Length: \(size)\r\n\r\n".utf8))
+                let block = [UInt8](repeating: 0x61, count: 1024 * 1024)
+                for _ in 0..<70 {
+                    try RawHTTPClient.sendAll(fd, block)
+                }
+                shutdown(fd, Int32(SHUT_WR))
+                return try RawHTTPClient.readAll(fd, stopWhenComplete: false)
+            }.value
+            #expect(exchange.text.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
+            #expect(exchange.end == .closed)
+        }
+    }
 }

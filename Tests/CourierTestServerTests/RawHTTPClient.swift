@@ -2,8 +2,10 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+private let systemConnect = Glibc.connect
 #elseif canImport(Darwin)
 import Darwin
+private let systemConnect = Darwin.connect
 #endif
 
 /// How a raw exchange ended.
@@ -180,7 +182,7 @@ enum RawHTTPClient {
             address.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, host, &address.sin6_addr)
             result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
         } else {
             var address = sockaddr_in()
@@ -188,7 +190,7 @@ enum RawHTTPClient {
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, host, &address.sin_addr)
             result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
         }
         guard result == 0 else {
