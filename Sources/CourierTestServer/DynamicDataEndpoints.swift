@@ -50,7 +50,7 @@ enum DynamicDataEndpoints {
         let code = request.queryValue("code").flatMap { Int($0) } ?? 200
         let delay = request.queryValue("delay").flatMap(Double.init) ?? 0
         guard count > 0 else { return .text("number of bytes must be positive", status: .badRequest) }
-        guard (100..<600).contains(code), duration.isFinite, duration >= 0, delay.isFinite, delay >= 0 else {
+        guard (200..<600).contains(code), duration.isFinite, duration >= 0, delay.isFinite, delay >= 0 else {
             return .text("Invalid drip parameters", status: .badRequest)
         }
         let steps = min(count, 1000)

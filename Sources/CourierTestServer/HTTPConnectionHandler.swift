@@ -168,6 +168,10 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private func perform(_ reply: ServerReply, for request: HTTPRequestHead, keepAlive: Bool, context: ChannelHandlerContext) {
         guard self.isActive else { return }
         switch reply {
+        case .full(let status, _, _) where status.code < 200, .streamed(let status, _, _, _, _) where status.code < 200:
+            // NIO treats a 1xx head as interim; a body after it would break the codec's invariants.
+            self.perform(.text("A 1xx status cannot be a final response\n", status: .internalServerError), for: request, keepAlive: false, context: context)
+
         case .full(let status, let headers, let body):
             var headers = headers
             Self.frame(&headers, status: status, length: body.count, keepAlive: keepAlive)

@@ -78,6 +78,8 @@ struct DynamicDataTests {
             #expect(elapsed >= .milliseconds(500))
             let invalid = try await server.request("/drip?numbytes=0")
             #expect(invalid.status == 400)
+            let informational = try await server.request("/drip?code=100&duration=0")
+            #expect(informational.status == 400)
         }
     }
 

@@ -26,6 +26,7 @@ struct RobustnessTests {
         "POST /digest-auth/auth/u/p HTTP/1.1\r\nAuthorization: Digest username=\"u\", nonce=\"x\r\nContent-Length: 1\r\n\r\nx",
         "GET /fault/continue HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nhi",
         "GET /fault/short-body HTTP/1.1\r\n\r\nGET /get HTTP/1.1\r\n\r\n",
+        "GET /drip?code=100&duration=0 HTTP/1.1\r\n\r\nGET /status/101 HTTP/1.1\r\n\r\n",
     ].map { Array($0.utf8) }
 
     static func mutate(_ input: [UInt8], using generator: inout SplitMix) -> [UInt8] {
