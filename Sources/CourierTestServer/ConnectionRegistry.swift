@@ -45,12 +45,22 @@ final class ConnectionRegistry: Sendable {
 
     /// Closes every open connection (stalled ones included) and refuses new ones.
     func closeAll() async {
-        let channels = self.state.withLock { state in
+        for channel in self.markClosed() {
+            try? await channel.close()
+        }
+    }
+
+    /// `closeAll()` without waiting for the connections to finish closing.
+    func startClosingAll() {
+        for channel in self.markClosed() {
+            channel.close(promise: nil)
+        }
+    }
+
+    private func markClosed() -> [any Channel] {
+        self.state.withLock { state in
             state.isClosed = true
             return Array(state.open.values)
-        }
-        for channel in channels {
-            try? await channel.close()
         }
     }
 }

@@ -159,10 +159,16 @@ public final class TestServer: Sendable {
     }
 
     /// Stops listening and closes every open connection, stalled ones included.
-    /// Safe to call more than once.
+    /// Safe to call more than once. A server released without `shutdown()` still closes its
+    /// sockets, without waiting.
     public func shutdown() async throws {
         try? await self.channel.close()
         await self.registry.closeAll()
+    }
+
+    deinit {
+        self.channel.close(promise: nil)
+        self.registry.startClosingAll()
     }
 }
 

@@ -98,4 +98,20 @@ struct ServerLifecycleTests {
             #expect(server.requestsReceived == 2)
         }
     }
+
+    @Test("a server released without shutdown closes its listening socket")
+    func releasedWithoutShutdown() async throws {
+        var server: TestServer? = try await TestServer.start()
+        let port = try #require(server?.port)
+        let response = try await server?.request("/get")
+        #expect(response?.status == 200)
+        server = nil
+        // The close is asynchronous; give the event loop a moment.
+        var refused = false
+        for _ in 0..<100 where !refused {
+            try await Task.sleep(for: .milliseconds(10))
+            refused = (try? await RawHTTPClient.exchange(port: port, "GET / HTTP/1.1\r\n\r\n", timeout: 1)) == nil
+        }
+        #expect(refused)
+    }
 }
