@@ -1,0 +1,71 @@
+import Courier
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// What one task's completion delivered, and how many times it was called.
+final class CompletionRecorder: Sendable {
+    struct Call: @unchecked Sendable {
+        // @unchecked: the values are only read after the completion ran, from the test.
+        var response: HTTPURLResponse?
+        var object: (any Sendable)?
+        var error: (any Error)?
+    }
+
+    private let calls = Mutex<[Call]>([])
+    private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+    var handler: @Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void {
+        { response, object, error in
+            self.calls.withLock { $0.append(Call(response: response, object: object, error: error)) }
+            self.waiter.withLock { continuation in
+                continuation?.resume()
+                continuation = nil
+            }
+        }
+    }
+
+    var all: [Call] { calls.withLock { $0 } }
+    var first: Call? { all.first }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = calls.withLock { !$0.isEmpty }
+            if done {
+                continuation.resume()
+                return
+            }
+            waiter.withLock { $0 = continuation }
+            if calls.withLock({ !$0.isEmpty }) {
+                waiter.withLock { stored in
+                    stored?.resume()
+                    stored = nil
+                }
+            }
+        }
+    }
+}
+
+extension TestServer {
+    func sessionURL(_ pathAndQuery: String) -> URL {
+        guard let url = URL(string: baseURL.absoluteString + pathAndQuery) else {
+            preconditionFailure("bad URL \(pathAndQuery)")
+        }
+        return url
+    }
+}
+
+func withSessionServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start()
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+}

@@ -1,0 +1,229 @@
+import Courier
+import CourierEngine
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+@Suite("URLSessionManager against the test server")
+struct URLSessionManagerTests {
+    @Test func dataTaskParsesJSONAndCompletesOnce() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/get?a=1")), completionHandler: recorder.handler)
+            #expect(task.state == .suspended)
+            #expect(manager.tasks.count == 1)
+            task.resume()
+            await recorder.wait()
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(recorder.all.count == 1)
+            let call = try #require(recorder.first)
+            #expect(call.error == nil)
+            #expect(call.response?.statusCode == 200)
+            let json = try #require(call.object as? JSONValue)
+            #expect(json["args"]?["a"] == "1")
+            #expect(task.state == .completed)
+            #expect(manager.tasks.isEmpty)
+        }
+    }
+
+    @Test func statusFailureGivesObjectAndError() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let recorder = CompletionRecorder()
+            manager.dataTask(with: URLRequest(url: server.sessionURL("/status/404")), completionHandler: recorder.handler).resume()
+            await recorder.wait()
+            let call = try #require(recorder.first)
+            #expect(call.response?.statusCode == 404)
+            let error = try #require(call.error as? CourierError)
+            guard case .unacceptableStatusCode = error else {
+                Issue.record("expected unacceptableStatusCode, got \(error)")
+                return
+            }
+            #expect("\(error)".contains("404"))
+        }
+    }
+
+    @Test func transportErrorSkipsSerialization() async throws {
+        let manager = URLSessionManager()
+        let recorder = CompletionRecorder()
+        manager.dataTask(with: URLRequest(url: URL(string: "http://127.0.0.1:1/")!), completionHandler: recorder.handler).resume()
+        await recorder.wait()
+        let call = try #require(recorder.first)
+        #expect(call.object == nil)
+        guard case .cannotConnect = call.error as? CourierError else {
+            Issue.record("expected cannotConnect, got \(String(describing: call.error))")
+            return
+        }
+    }
+
+    @Test func cancelBeforeResumeAndMidBodyCompleteOnceWithCancelled() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let early = CompletionRecorder()
+            let never = manager.dataTask(with: URLRequest(url: server.sessionURL("/get")), completionHandler: early.handler)
+            never.cancel()
+            await early.wait()
+            guard case .cancelled = early.first?.error as? CourierError else {
+                Issue.record("expected cancelled, got \(String(describing: early.first?.error))")
+                return
+            }
+            let mid = CompletionRecorder()
+            let running = manager.dataTask(
+                with: URLRequest(url: server.sessionURL("/drip?duration=3&numbytes=30&delay=0")), completionHandler: mid.handler)
+            running.resume()
+            try await Task.sleep(for: .milliseconds(300))
+            running.cancel()
+            await mid.wait()
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(mid.all.count == 1)
+            guard case .cancelled = mid.first?.error as? CourierError else {
+                Issue.record("expected cancelled, got \(String(describing: mid.first?.error))")
+                return
+            }
+            #expect(manager.tasks.isEmpty)
+        }
+    }
+
+    @Test func uploadProgressIsMonotonicAndReachesTotal() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let fractions = Mutex<[Double]>([])
+            let recorder = CompletionRecorder()
+            var request = URLRequest(url: server.sessionURL("/upload"))
+            request.httpMethod = "POST"
+            let body = Data(repeating: 0x41, count: 4 << 20)
+            manager.uploadTask(with: request, from: body, progress: { progress in
+                fractions.withLock { $0.append(progress.fractionCompleted) }
+            }, completionHandler: recorder.handler).resume()
+            await recorder.wait()
+            let seen = fractions.withLock { $0 }
+            #expect(!seen.isEmpty)
+            #expect(seen == seen.sorted())
+            #expect(seen.last == 1.0)
+            let json = try #require(recorder.first?.object as? JSONValue)
+            #expect(json["bytes"] == .int(4 << 20))
+        }
+    }
+
+    @Test func downloadTaskMovesFileToDestination() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID()).bin")
+            defer { try? FileManager.default.removeItem(at: destination) }
+            let done = Mutex<(URL?, (any Error)?)?>(nil)
+            let recorder = CompletionRecorder()
+            let task = manager.downloadTask(
+                with: URLRequest(url: server.sessionURL("/bytes/102400?seed=3")),
+                destination: { _, _ in destination },
+                completionHandler: { response, url, error in
+                    done.withLock { $0 = (url, error) }
+                    recorder.handler(response, url, error)
+                })
+            task.resume()
+            await recorder.wait()
+            let (url, error) = try #require(done.withLock { $0 })
+            #expect(error == nil)
+            #expect(url == destination)
+            let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
+            #expect((attributes[.size] as? NSNumber)?.intValue == 102_400)
+        }
+    }
+
+    @Test func suspendStopsTheTransfer() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(
+                with: URLRequest(url: server.sessionURL("/drip?duration=2&numbytes=40&delay=0")),
+                completionHandler: recorder.handler)
+            task.resume()
+            try await Task.sleep(for: .milliseconds(400))
+            task.suspend()
+            #expect(task.state == .suspended)
+            try await Task.sleep(for: .milliseconds(300))
+            let atSuspend = task.countOfBytesReceived
+            try await Task.sleep(for: .seconds(1))
+            #expect(task.countOfBytesReceived == atSuspend)
+            #expect(atSuspend < 40)
+            task.resume()
+            await recorder.wait()
+            #expect(task.countOfBytesReceived == 40)
+        }
+    }
+
+    @Test func notificationsArriveInOrderWithUserInfo() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let names = Mutex<[String]>([])
+            let completeInfo = Mutex<[String]>([])
+            let center = NotificationCenter.default
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/json")), completionHandler: recorder.handler)
+            let observers = [Notification.Name.courierTaskDidResume, .courierTaskDidComplete].map { name in
+                center.addObserver(forName: name, object: task, queue: nil) { notification in
+                    names.withLock { $0.append(notification.name.rawValue) }
+                    if notification.name == .courierTaskDidComplete {
+                        completeInfo.withLock { $0 = (notification.userInfo?.keys.compactMap { $0 as? String } ?? []).sorted() }
+                    }
+                }
+            }
+            task.resume()
+            await recorder.wait()
+            try await Task.sleep(for: .milliseconds(100))
+            observers.forEach(center.removeObserver)
+            #expect(names.withLock { $0 } == ["com.alamofire.networking.task.resume", "com.alamofire.networking.task.complete"])
+            let keys = completeInfo.withLock { $0 }
+            #expect(keys.contains(SessionNotificationKey.responseSerializer))
+            #expect(keys.contains(SessionNotificationKey.responseData))
+            #expect(keys.contains(SessionNotificationKey.serializedResponse))
+            #expect(keys.contains(SessionNotificationKey.metrics))
+        }
+    }
+
+    @Test func manyTasksAllCompleteAndTheMapEmpties() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let count = 2_000
+            let completed = try await withThrowingTaskGroup(of: Int.self) { group in
+                var total = 0
+                for index in 0..<count {
+                    if index >= 64, let done = try await group.next() { total += done }
+                    let url = server.sessionURL("/get?i=\(index)")
+                    group.addTask {
+                        let (_, response) = try await manager.data(for: URLRequest(url: url))
+                        return response.statusCode == 200 ? 1 : 0
+                    }
+                }
+                for try await done in group { total += done }
+                return total
+            }
+            #expect(completed == count)
+            #expect(manager.tasks.isEmpty)
+        }
+    }
+
+    @Test func invalidateCancelsRunningTasks() async throws {
+        try await withSessionServer { server in
+            let manager = URLSessionManager()
+            let recorder = CompletionRecorder()
+            let invalidated = Mutex(false)
+            manager.setSessionDidBecomeInvalidBlock { _, _ in invalidated.withLock { $0 = true } }
+            manager.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response")), completionHandler: recorder.handler)
+                .resume()
+            try await Task.sleep(for: .milliseconds(200))
+            manager.invalidateSessionCancelingTasks(true, resetSession: false)
+            await recorder.wait()
+            guard case .cancelled = recorder.first?.error as? CourierError else {
+                Issue.record("expected cancelled, got \(String(describing: recorder.first?.error))")
+                return
+            }
+            for _ in 0..<100 where !invalidated.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(invalidated.withLock { $0 })
+        }
+    }
+}
