@@ -396,6 +396,8 @@ final class TaskDelegate: Sendable {
         let finalError = error
         core.completionGroup.enter()
         core.completionQueue.async { [self] in
+            // As in AFNetworking, the task leaves the manager before its completion runs.
+            self.core.unregister(self.task)
             completion?(response, finalObject, finalError)
             self.core.taskCompleted(
                 self.task, response: response, data: sink == nil ? data : nil, object: finalObject, error: finalError,

@@ -296,6 +296,10 @@ public class URLSessionManager: @unchecked Sendable {
 
     // MARK: - Reporting (used by TaskDelegate)
 
+    func unregister(_ task: SessionTask) {
+        registry.withLock { _ = $0.tasks.removeValue(forKey: task.taskIdentifier) }
+    }
+
     func taskDidResume(_ task: SessionTask) {
         NotificationCenter.default.post(name: .courierTaskDidResume, object: task)
         monitors.forEach { $0.taskDidResume(task) }
@@ -310,7 +314,6 @@ public class URLSessionManager: @unchecked Sendable {
         _ task: SessionTask, response: HTTPURLResponse?, data: Data?, object: (any Sendable)?, error: (any Error)?,
         serializer: any ResponseSerializer, assetURL: URL?
     ) {
-        registry.withLock { _ = $0.tasks.removeValue(forKey: task.taskIdentifier) }
         task.delegateBox.withLock { $0 = nil }
         hooks.taskDidComplete?(task, error)
         var userInfo: [String: Any] = [SessionNotificationKey.responseSerializer: serializer]
