@@ -193,4 +193,53 @@ import FoundationNetworking
         #expect(fileRequest.value(forHTTPHeaderField: "Content-Length") == String(written.count))
         #expect(fileRequest.httpBodyStream == nil)
     }
+
+    static func drain(_ stream: InputStream, bufferSize: Int = 1_000) -> (Data, [Int], Bool) {
+        stream.open()
+        defer { stream.close() }
+        var collected = Data()
+        var sizes: [Int] = []
+        var buffer = [UInt8](repeating: 0, count: bufferSize)
+        while true {
+            let count = stream.read(&buffer, maxLength: bufferSize)
+            if count < 0 { return (collected, sizes, false) }
+            if count == 0 { return (collected, sizes, true) }
+            sizes.append(count)
+            collected.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    @Test func inputStreamMatchesTheStreamedBody() async throws {
+        let url = try Self.temporaryFile(Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0) }), name: "f.bin")
+        func makeForm() throws -> MultipartFormData {
+            let form = MultipartFormData(boundary: "Boundary+ABCDEF0123456789")
+            form.appendPart(formData: Data("v".utf8), name: "k")
+            try form.appendPart(fileURL: url, name: "file")
+            form.appendPart(fileData: Data(repeating: 9, count: 3_333), name: "d", fileName: "d.bin", mimeType: "x/y")
+            return form
+        }
+        let form = try makeForm()
+        let expected = try await Self.body(of: form)
+        let (streamed, sizes, finished) = Self.drain(form.makeInputStream())
+        #expect(finished)
+        #expect(streamed == expected)
+        #expect(sizes.allSatisfy { $0 <= 1_000 })
+        // A second stream reads the same bytes again (AFN's NSCopying).
+        #expect(Self.drain(form.makeInputStream()).0 == expected)
+        form.throttleBandwidth(packetSize: 512, delay: 0)
+        #expect(Self.drain(form.makeInputStream()).1.allSatisfy { $0 <= 512 })
+        let streamForm = MultipartFormData(boundary: "B")
+        streamForm.appendPart(inputStream: InputStream(data: Data("abc".utf8)), name: "s", fileName: "s", length: 3, mimeType: "x/y")
+        let framed = "--B\r\nContent-Disposition: form-data; name=\"s\"; filename=\"s\"\r\nContent-Type: x/y\r\n\r\nabc\r\n--B--\r\n"
+        #expect(Self.drain(streamForm.makeInputStream()).0 == Data(framed.utf8))
+    }
+
+    @Test func inputStreamOfAnEmptyFormIsEmptyAndSequencesFail() {
+        let (empty, _, finished) = Self.drain(MultipartFormData().makeInputStream())
+        #expect(empty.isEmpty && finished)
+        let form = MultipartFormData()
+        form.appendPart(chunks: AsyncStream<Data> { $0.finish() }, name: "q", fileName: "q", length: 0, mimeType: "x/y")
+        let (_, _, ok) = Self.drain(form.makeInputStream())
+        #expect(!ok)
+    }
 }

@@ -10,7 +10,9 @@ struct MultipartBodyPart: Sendable {
         case data(Data)
         /// A regular file, read in chunks as the body is sent.
         case file(path: String)
-        /// Chunks produced by the caller (an input stream or an async sequence); readable once.
+        /// The caller's input stream; readable once.
+        case inputStream(InputStreamBox)
+        /// Chunks produced by the caller's async sequence; readable once.
         case produced(@Sendable (_ sink: (Data) async throws -> Void) async throws -> Void)
     }
 
@@ -28,8 +30,10 @@ struct MultipartBodyPart: Sendable {
 
     /// Whether the bytes can be read more than once (a redirect or retry needs that).
     var isReplayable: Bool {
-        if case .produced = source { return false }
-        return true
+        switch source {
+        case .data, .file: return true
+        case .inputStream, .produced: return false
+        }
     }
 }
 
@@ -41,6 +45,26 @@ final class InputStreamBox: Sendable {
     private let stream: Mutex<InputStream>
 
     init(_ stream: sending InputStream) { self.stream = Mutex(stream) }
+
+    /// Reads up to `maxLength` bytes synchronously (for ``MultipartBodyStream``); opens the
+    /// stream on first use. Returns nil at the end; throws when the stream fails.
+    func readChunk(maxLength: Int) throws -> Data? {
+        let (chunk, failure): (Data?, String?) = stream.withLock { stream in
+            if stream.streamStatus == .notOpen { stream.open() }
+            var buffer = [UInt8](repeating: 0, count: maxLength)
+            let count = stream.read(&buffer, maxLength: maxLength)
+            if count < 0 { return (nil, stream.streamError.map { String(describing: $0) } ?? "unknown error") }
+            if count == 0 {
+                stream.close()
+                return (nil, nil)
+            }
+            return (Data(buffer[0..<count]), nil)
+        }
+        if let failure {
+            throw CourierError.requestSerializationFailed(.bodyStreamFailed("input stream failed: \(failure)"))
+        }
+        return chunk
+    }
 
     /// Reads the whole stream into `sink` in chunks of `chunkSize`.
     func read(chunkSize: Int, into sink: (Data) async throws -> Void) async throws {

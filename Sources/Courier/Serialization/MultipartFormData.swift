@@ -115,7 +115,7 @@ public final class MultipartFormData: Sendable {
         append(
             MultipartBodyPart(
                 headers: Self.fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
-                source: .produced({ sink in try await box.read(chunkSize: MultipartFormData.chunkSize, into: sink) }),
+                source: .inputStream(box),
                 length: length))
     }
 
@@ -242,6 +242,7 @@ public final class MultipartFormData: Sendable {
             case .data(let data): try await counted(data)
             case .file(let path):
                 try await Self.readFile(atPath: path, length: part.length, chunkSize: Self.chunkSize, into: counted)
+            case .inputStream(let box): try await box.read(chunkSize: Self.chunkSize, into: counted)
             case .produced(let produce): try await produce(counted)
             }
             guard written == part.length else {
@@ -250,6 +251,23 @@ public final class MultipartFormData: Sendable {
             }
         }
         try await emit(Data(finalBoundary.utf8))
+    }
+
+    /// AFN's `AFMultipartBodyStream`: a synchronous `InputStream` over the body, for
+    /// `URLRequest.httpBodyStream` and other stream consumers. Each call makes a new stream
+    /// (AFN's `NSCopying`, used for `needNewBodyStream`). Reads honour the throttle (at most
+    /// the packet size per read, then a `Thread.sleep` of the delay). Async-sequence parts
+    /// can't be read synchronously: the stream fails on reaching one (send such forms with
+    /// ``makeRequestBody()``). The stream is not thread-safe: read it from one thread.
+    public func makeInputStream() -> InputStream {
+        let (parts, packetSize, delay) = state.withLock { ($0.parts, $0.packetSize, $0.delay) }
+        var segments: [MultipartBodyStream.Segment] = []
+        for (index, part) in parts.enumerated() {
+            segments.append(.data(Data(openingBoundary(first: index == 0).utf8) + part.headerBytes))
+            segments.append(.part(part))
+        }
+        if !parts.isEmpty { segments.append(.data(Data(finalBoundary.utf8))) }
+        return MultipartBodyStream(segments: segments, packetSize: packetSize, delay: delay)
     }
 
     // MARK: - Framing

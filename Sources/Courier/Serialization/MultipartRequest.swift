@@ -11,8 +11,9 @@ public import FoundationNetworking
 /// How to send it: through `HTTPEngine`, use ``makeRequestBody()`` as the `EngineRequest`'s
 /// body (streamed, bounded memory); or write the body to a file with
 /// ``HTTPRequestSerializer/requestWithMultipartFormRequest(_:writingStreamContentsToFile:)``
-/// and upload that file. `urlRequest.httpBody` and `httpBodyStream` stay nil: the body is
-/// never held in memory. A form with no parts gives a request with no body and no multipart
+/// and upload that file; or, for `URLSession`-style consumers, set `httpBodyStream` from
+/// ``MultipartFormData/makeInputStream()``. `urlRequest.httpBody` and `httpBodyStream` stay
+/// nil here: the body is never held in memory. A form with no parts gives a request with no body and no multipart
 /// headers (``formData`` nil).
 public struct MultipartRequest: Sendable {
     /// The request, body excluded.
