@@ -53,7 +53,10 @@ enum QueryStringEncoding {
         case .array(let values):
             for nested in values { append(key: "\(key)[]", value: nested, to: &result) }
         case .set(let values):
-            for nested in values.sorted(by: { $0.description < $1.description }) {
+            // AFN sorts by description only; equal descriptions ("1" and 1) are then ordered
+            // by their full rendering so the output is deterministic.
+            let sorted = values.sorted { ($0.description, String(reflecting: $0)) < ($1.description, String(reflecting: $1)) }
+            for nested in sorted {
                 append(key: key, value: nested, to: &result)
             }
         case .null:
