@@ -91,4 +91,16 @@ enum DynamicDataEndpoints {
     static func seconds(_ value: Double) -> TimeAmount {
         .nanoseconds(Int64(value * 1_000_000_000))
     }
+
+    /// `/download/{n}`: `n` bytes (up to 16 GiB) of the `abc…xyz` pattern (byte `i` is
+    /// `a + i % 26`), with `Content-Length`, generated while sent and paced by the reader:
+    /// for large-download tests and benchmarks. Not part of httpbin.
+    static func download(_ request: ServerRequest, count: String) -> ServerReply {
+        guard let length = Int(count), length >= 0, length <= 16 << 30 else {
+            return .text("expected a byte count between 0 and 16 GiB\n", status: .badRequest)
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/octet-stream")
+        return .generated(status: .ok, headers: headers, length: length)
+    }
 }

@@ -52,6 +52,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private var sentContinue = false
     private var pendingTask: Scheduled<Void>?
     private var isActive = true
+    /// A generated body waiting for the channel to become writable: (next offset, total, keep-alive).
+    private var pendingGenerated: (offset: Int, length: Int, keepAlive: Bool)?
 
     init(router: RequestRouter, rawWriter: RawWriter, registry: ConnectionRegistry, scheme: String) {
         self.router = router
@@ -194,6 +196,16 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 self.sendChunks(chunks[...], interval: interval, keepAlive: keepAlive, context: context)
             }
 
+        case .generated(let status, let headers, let length):
+            var headers = headers
+            Self.frame(&headers, status: status, length: length, keepAlive: keepAlive)
+            context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+            if request.method == .HEAD || length == 0 {
+                self.finish(keepAlive: keepAlive, context: context)
+            } else {
+                self.sendGenerated(from: 0, length: length, keepAlive: keepAlive, context: context)
+            }
+
         case .delayed(let delay, let inner):
             self.schedule(after: delay, context: context) { [self] in
                 self.perform(inner, for: request, keepAlive: keepAlive, context: context)
@@ -233,6 +245,34 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             }
         }
         self.finish(keepAlive: keepAlive, context: context)
+    }
+
+    /// 65,520 = 26 × 2,520: every full chunk starts at a multiple of 26, so all are identical.
+    private static let generatedChunk: [UInt8] = FaultEndpoints.pattern(65_520)
+
+    private func sendGenerated(from offset: Int, length: Int, keepAlive: Bool, context: ChannelHandlerContext) {
+        var offset = offset
+        while offset < length {
+            guard context.channel.isWritable, self.isActive else {
+                self.pendingGenerated = (offset, length, keepAlive)
+                context.flush()
+                return
+            }
+            let count = min(Self.generatedChunk.count, length - offset)
+            let buffer = context.channel.allocator.buffer(bytes: Self.generatedChunk[0..<count])
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            offset += count
+        }
+        self.pendingGenerated = nil
+        self.finish(keepAlive: keepAlive, context: context)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let pending = self.pendingGenerated {
+            self.pendingGenerated = nil
+            self.sendGenerated(from: pending.offset, length: pending.length, keepAlive: pending.keepAlive, context: context)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// Ends the response; closes the connection afterwards unless it is kept alive.

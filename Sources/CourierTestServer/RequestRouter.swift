@@ -41,6 +41,7 @@ struct RequestRouter: Sendable {
         case ("bytes", 2): DynamicDataEndpoints.bytes(request, count: path[1])
         case ("stream-bytes", 2): DynamicDataEndpoints.streamBytes(request, count: path[1])
         case ("stream", 2): DynamicDataEndpoints.stream(request, count: path[1])
+        case ("download", 2): DynamicDataEndpoints.download(request, count: path[1])
         case ("range", 2): RangeRequests.range(request, size: path[1])
         case ("drip", 1): DynamicDataEndpoints.drip(request)
         case ("delay", 2): DynamicDataEndpoints.delay(request, seconds: path[1])

@@ -17,6 +17,10 @@ indirect enum ServerReply {
         initialDelay: TimeAmount,
         interval: TimeAmount
     )
+    /// A body of `length` bytes of the `abc…xyz` pattern, generated as it is sent and written
+    /// only while the connection is writable (a slow reader is never buffered for): for large
+    /// downloads without memory growth. `Content-Length` is set.
+    case generated(status: HTTPResponseStatus, headers: HTTPHeaders, length: Int)
     /// `reply`, sent after `delay`.
     case delayed(TimeAmount, ServerReply)
     /// An interim `100 Continue` (sent even if the client did not ask for it), then `reply`.

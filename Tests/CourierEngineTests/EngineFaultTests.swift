@@ -18,9 +18,8 @@ struct EngineFaultTests {
             // Generous bound: the point is "ends", not speed (no timing assertions on speed).
             #expect(clock.now - started < .seconds(10))
             // The failed connection is closed: no socket to the server is left open.
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(openClientSockets(toPort: server.port) == 0)
-            #expect(engine.openConnectionCount == 0)
+            #expect(await eventually { openClientSockets(toPort: server.port) == 0 })
+            #expect(await eventually { engine.openConnectionCount == 0 })
             return error
         }
         return error
@@ -35,7 +34,7 @@ struct EngineFaultTests {
     }
 
     @Test func resetMidBodyIsConnectionLost() async throws {
-        let error = try await failure("/fault/reset-mid-body?length=100000&sent=1000")
+        let error = try await failure("/fault/reset-mid-body?length=100000&sent=1000", idleTimeout: .seconds(5))
         guard case .connectionLost = error else {
             Issue.record("expected connectionLost, got \(String(describing: error))")
             return
