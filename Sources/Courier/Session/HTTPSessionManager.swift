@@ -62,17 +62,17 @@ public final class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
             }
             return nil
         }
-        let taskBox = Mutex<DataTask?>(nil)
+        let taskBox = TaskBox<DataTask>()
         let task = dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress) {
             _, object, error in
-            guard let task = taskBox.withLock({ $0 }) else { return }
+            guard let task = taskBox.task else { return }
             if let error {
                 failure?(task, error)
             } else {
                 success?(task, object)
             }
         }
-        taskBox.withLock { $0 = task }
+        taskBox.task = task
         return task
     }
 
