@@ -108,7 +108,7 @@ struct Report {
         out += notes.map { "note: \($0)" }
         out.append(
             "MB = 10^6 bytes; cpu = getrusage user+sys of the client's child process during the workload; "
-                + "peak RSS = the child's ru_maxrss (max over rounds), base RSS = its ru_maxrss before the client existed; conns = TCP connections the server accepted (median); "
+                + "peak RSS = the child's VmHWM (max over rounds), base RSS = its VmHWM before the client existed; conns = TCP connections the server accepted (median); "
                 + "ratios under ~1.3× are unresolved unless the ranges separate."
         )
         return out.joined(separator: "\n")

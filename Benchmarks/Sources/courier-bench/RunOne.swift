@@ -21,9 +21,9 @@ struct ChildReport: Codable, Sendable {
     var seconds: Double
     /// getrusage(RUSAGE_SELF) user + system time of the workload alone.
     var cpuMicros: Int64
-    /// getrusage(RUSAGE_SELF) ru_maxrss at the end of the process's work, KiB.
+    /// Peak RSS (VmHWM) at the end of the process's work, KiB.
     var peakRSSKiB: Int64
-    /// ru_maxrss before the client was created (the binary and runtime alone), KiB.
+    /// Peak RSS (VmHWM) before the client was created (the binary and runtime alone), KiB.
     var baselineRSSKiB: Int64
     /// The workload did not finish within `--timeout`.
     var timedOut: Bool
@@ -65,7 +65,7 @@ struct RunOne: AsyncParsableCommand {
 
     func run() async throws {
         guard let url = URL(string: url) else { throw ValidationError("bad --url \(url)") }
-        let baselineRSS = ResourceUsage.current().maxRSSKiB
+        let baselineRSS = ResourceUsage.peakRSSKiB()
         let client: any BenchClient
         switch self.client {
         case .courierEngine: client = try CourierEngineClient(connections: connections)
@@ -94,7 +94,7 @@ struct RunOne: AsyncParsableCommand {
                 "timed out after \(watchdogTimeout) s with \(progress.finished.load(ordering: .relaxed)) of \(requestCount) requests finished"
             ]
             report.cpuMicros = ResourceUsage.current().cpuMicros - before.cpuMicros
-            report.peakRSSKiB = ResourceUsage.current().maxRSSKiB
+            report.peakRSSKiB = ResourceUsage.peakRSSKiB()
             Self.emit(report)
             Foundation.exit(3)
         }
@@ -145,7 +145,7 @@ struct RunOne: AsyncParsableCommand {
         report.uploadSHA256 = sha
         report.seconds = seconds
         report.cpuMicros = after.cpuMicros - before.cpuMicros
-        report.peakRSSKiB = ResourceUsage.current().maxRSSKiB
+        report.peakRSSKiB = ResourceUsage.peakRSSKiB()
         Self.emit(report)
     }
 

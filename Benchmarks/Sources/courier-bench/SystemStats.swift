@@ -20,6 +20,17 @@ struct ResourceUsage: Sendable {
     }
 
     static func children() -> ResourceUsage { current(RUSAGE_CHILDREN) }
+
+    /// This process's own peak RSS, KiB: VmHWM from /proc/self/status. Not ru_maxrss: on
+    /// Linux a child started with posix_spawn/fork+exec inherits the parent's high-water
+    /// mark in ru_maxrss (execve folds the old mm's peak into it), so a child of a 43 MiB
+    /// parent never reports less than 43 MiB.
+    static func peakRSSKiB() -> Int64 {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return current().maxRSSKiB }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int64($0) } ?? current().maxRSSKiB
+    }
 }
 
 /// The machine-wide CPU counters of /proc/stat's first line, in clock ticks (USER_HZ).
