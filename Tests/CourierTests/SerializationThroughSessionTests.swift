@@ -1,0 +1,84 @@
+import Courier
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Issue 5's end-to-end checks through `HTTPSessionManager`: what each request serializer put
+/// on the wire as the server received it, and each response serializer on real responses.
+@Suite("Serializers through HTTPSessionManager")
+struct SerializationThroughSessionTests {
+    @Test func httpSerializerFormBodyAndQuery() async throws {
+        try await withSessionServer { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let (post, _) = try await manager.post("post", parameters: ["a": ["b": 1], "c": [1, 2], "s": "x y"])
+            let json = try #require(post as? JSONValue)
+            // The exact bytes are unit-tested (HTTPRequestSerializerTests); here, what the server parsed.
+            #expect(json["form"]?["a[b]"] == "1")
+            #expect(json["form"]?["c[]"] == ["1", "2"])
+            #expect(json["form"]?["s"] == "x y")
+            #expect(json["headers"]?["Content-Length"] == "38")
+            #expect(json["headers"]?["Content-Type"] == "application/x-www-form-urlencoded")
+            let (get, _) = try await manager.get("get", parameters: ["a": ["b": 1], "e": .null])
+            let url = (get as? JSONValue)?["url"]
+            #expect(url == .string(server.baseURL.absoluteString + "/get?a%5Bb%5D=1&e"))
+        }
+    }
+
+    @Test func jsonSerializerBody() async throws {
+        try await withSessionServer { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            manager.requestSerializer = JSONRequestSerializer()
+            let (object, _) = try await manager.post("post", parameters: ["name": "ada", "n": 3, "ok": true])
+            let json = try #require(object as? JSONValue)
+            #expect(json["headers"]?["Content-Type"] == "application/json")
+            #expect(json["json"]?["name"] == "ada")
+            #expect(json["json"]?["n"] == .int(3))
+        }
+    }
+
+    @Test func propertyListSerializerBody() async throws {
+        try await withSessionServer { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            manager.requestSerializer = PropertyListRequestSerializer()
+            let (object, _) = try await manager.post("post", parameters: ["k": "v"])
+            let json = try #require(object as? JSONValue)
+            #expect(json["headers"]?["Content-Type"] == "application/x-plist")
+            #expect(json["data"]?.stringValue?.contains("<key>k</key>") == true)
+        }
+    }
+
+    @Test func responseSerializersOnRealResponses() async throws {
+        try await withSessionServer { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let xml = try await manager.data(
+                for: URLRequest(url: server.sessionURL("/xml")), serializer: XMLDocumentResponseSerializer())
+            #expect(xml.response.statusCode == 200)
+            let png = try await manager.data(for: URLRequest(url: server.sessionURL("/image/png")), serializer: ImageResponseSerializer())
+            let image = try #require(png.value)
+            #expect(image.format == .png)
+            #expect(image.pixelWidth > 0)
+            let text = try await manager.data(for: URLRequest(url: server.sessionURL("/encoding/utf8")), serializer: StringResponseSerializer())
+            #expect(!text.value.isEmpty)
+        }
+    }
+
+    @Test func htmlIsRejectedByJSONWithTheContentTypeError() async throws {
+        try await withSessionServer { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            do {
+                _ = try await manager.get("html")
+                Issue.record("HTML passed JSON validation")
+            } catch let error as CourierError {
+                guard case .unacceptableContentType(let type, _, _) = error else {
+                    Issue.record("expected unacceptableContentType, got \(error)")
+                    return
+                }
+                #expect(type?.hasPrefix("text/html") == true)
+                #expect("\(error)".contains("unacceptable content-type"))
+            }
+        }
+    }
+}
