@@ -98,4 +98,20 @@ struct DynamicDataTests {
             #expect(delayed.string("data") == "x=1")
         }
     }
+
+    @Test("/download/{n}: n bytes of the abc…z pattern with Content-Length (not httpbin)")
+    func download() async throws {
+        try await withTestServer { server in
+            let size = 3_000_001
+            let response = try await server.request("/download/\(size)")
+            #expect(response.status == 200)
+            #expect(response.header("content-length") == String(size))
+            #expect(response.body == (0..<size).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+            let head = try await server.exchange("/download/\(size)", method: "HEAD")
+            #expect(head.response?.header("content-length") == String(size))
+            #expect(head.response?.rawBody.isEmpty == true)
+            let invalid = try await server.request("/download/-1")
+            #expect(invalid.status == 400)
+        }
+    }
 }
