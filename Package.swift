@@ -115,6 +115,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strictSettings
         ),
