@@ -139,7 +139,7 @@ struct URLSessionManagerTests {
             let manager = URLSessionManager()
             let recorder = CompletionRecorder()
             let task = manager.dataTask(
-                with: URLRequest(url: server.sessionURL("/drip?duration=2&numbytes=40&delay=0")),
+                with: URLRequest(url: server.sessionURL("/drip?duration=6&numbytes=60&delay=0")),
                 completionHandler: recorder.handler)
             task.resume()
             // Suspend once bytes are flowing (the machine may be slow to start the drip).
@@ -151,10 +151,10 @@ struct URLSessionManagerTests {
             let atSuspend = task.countOfBytesReceived
             try await Task.sleep(for: .seconds(1))
             #expect(task.countOfBytesReceived == atSuspend)
-            #expect(atSuspend < 40)
+            #expect(atSuspend < 60)
             task.resume()
             await recorder.wait()
-            #expect(task.countOfBytesReceived == 40)
+            #expect(task.countOfBytesReceived == 60)
         }
     }
 
