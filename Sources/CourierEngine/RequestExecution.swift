@@ -26,6 +26,9 @@ final class RequestExecution: Sendable {
         var uploadPaused = false
         var attempts = 0
         var metrics: EngineMetrics
+        /// The caller's event closure; dropped after the terminal event so that callers that
+        /// hold their task (and so this execution) from inside the closure don't leak.
+        var onEvent: (@Sendable (EngineEvent) -> Void)?
     }
 
     let request: EngineRequest
@@ -33,7 +36,6 @@ final class RequestExecution: Sendable {
     let key: ConnectionKey
     let waiterID: ConnectionPoolStateMachine.WaiterID
     let idleTimeout: TimeAmount
-    private let onEvent: @Sendable (EngineEvent) -> Void
     private let state: Mutex<State>
 
     init(
@@ -48,8 +50,7 @@ final class RequestExecution: Sendable {
         self.key = ConnectionKey(target)
         self.waiterID = waiterID
         self.idleTimeout = idleTimeout
-        self.onEvent = onEvent
-        self.state = Mutex(State(metrics: EngineMetrics(fetchStart: Date())))
+        self.state = Mutex(State(metrics: EngineMetrics(fetchStart: Date()), onEvent: onEvent))
     }
 
     var fetchStart: Date { state.withLock { $0.metrics.fetchStart } }
@@ -85,19 +86,22 @@ final class RequestExecution: Sendable {
 
     /// Passes a non-terminal event to the caller.
     func emit(_ event: EngineEvent) {
-        onEvent(event)
+        let onEvent = state.withLock { $0.onEvent }
+        onEvent?(event)
     }
 
     /// Delivers the terminal event, once. Returns false if one was already delivered.
     @discardableResult
     func finish(_ result: Result<Void, EngineError>, metrics: EngineMetrics?) -> Bool {
-        let finalMetrics: EngineMetrics? = state.withLock { state in
+        let delivery: (EngineMetrics, @Sendable (EngineEvent) -> Void)? = state.withLock { state in
             if case .finished = state.phase { return nil }
             state.phase = .finished
             if let metrics { state.metrics = metrics }
-            return state.metrics
+            guard let onEvent = state.onEvent else { return nil }
+            state.onEvent = nil
+            return (state.metrics, onEvent)
         }
-        guard let finalMetrics else { return false }
+        guard let (finalMetrics, onEvent) = delivery else { return false }
         switch result {
         case .success:
             onEvent(.finished(finalMetrics))
