@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(
             name: "courier-bench",
             dependencies: [
+                .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierEngine", package: "Courier"),
                 .product(name: "CourierTestServer", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

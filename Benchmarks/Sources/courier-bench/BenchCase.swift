@@ -35,6 +35,8 @@ enum BenchCase: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
 /// The clients compared.
 enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
     case courierEngine = "courier-engine"
+    /// Courier's session layer (URLSessionManager) on the same engine.
+    case courierSession = "courier-session"
     case asyncHTTPClient = "async-http-client"
     case urlSession = "urlsession"
 }

@@ -12,7 +12,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: "Comma-separated cases, or all: sequential-small, concurrent-small, download-256m, upload-256m.")
     var cases = "all"
-    @Option(help: "Comma-separated clients, or all: courier-engine, async-http-client, urlsession.")
+    @Option(help: "Comma-separated clients, or all: courier-engine, courier-session, async-http-client, urlsession.")
     var clients = "all"
     @Option(help: "Accepted rounds per case (each round runs every client once, in order).")
     var rounds = 3

@@ -51,7 +51,7 @@ struct RunOne: AsyncParsableCommand {
         abstract: "Run one client on one case in this process and print a JSON report (used by `run`)."
     )
 
-    @Option(help: "courier-engine, async-http-client or urlsession.") var client: ClientKind
+    @Option(help: "courier-engine, courier-session, async-http-client or urlsession.") var client: ClientKind
     @Option(name: .customLong("case"), help: "The workload.") var benchCase: BenchCase
     @Option(help: "The URL to GET (small cases, download) or POST to (upload).") var url: String
     @Option(help: "Requests for the small cases.") var requests: Int?
@@ -69,6 +69,7 @@ struct RunOne: AsyncParsableCommand {
         let client: any BenchClient
         switch self.client {
         case .courierEngine: client = try CourierEngineClient(connections: connections)
+        case .courierSession: client = CourierSessionClient(connections: connections)
         case .asyncHTTPClient: client = AsyncHTTPClientClient(connections: connections)
         case .urlSession: client = URLSessionClient(connections: connections)
         }

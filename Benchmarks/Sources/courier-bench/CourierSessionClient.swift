@@ -1,0 +1,59 @@
+import Courier
+import CourierEngine
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+
+/// Courier's session layer (`URLSessionManager`): what an AFNetworking-style user runs. Small
+/// GETs go through a data task with the HTTP response serializer (validation, no parsing), so
+/// the column shows the session layer's overhead over the bare engine.
+final class CourierSessionClient: BenchClient {
+    let manager: URLSessionManager
+
+    init(connections: Int) {
+        var configuration = SessionConfiguration()
+        configuration.httpMaximumConnectionsPerHost = connections
+        manager = URLSessionManager(configuration: configuration)
+        manager.responseSerializer = HTTPResponseSerializer()
+    }
+
+    func get(_ url: URL) async throws -> Int {
+        let (object, response) = try await manager.data(for: URLRequest(url: url))
+        guard response.statusCode == 200 else { throw BenchError.status(response.statusCode, url) }
+        return (object as? Data)?.count ?? 0
+    }
+
+    func download(_ url: URL, to path: String) async throws -> Int64 {
+        let destination = URL(fileURLWithPath: path)
+        let result: (URL?, (any Error)?) = await withCheckedContinuation { continuation in
+            manager.downloadTask(
+                with: URLRequest(url: url),
+                destination: { _, _ in destination },
+                completionHandler: { _, file, error in continuation.resume(returning: (file, error)) }
+            ).resume()
+        }
+        if let error = result.1 { throw error }
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    func upload(_ url: URL, length: Int64, chunk: ByteBuffer, file: String?) async throws -> UploadAnswer {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let body = RequestBody.sequence(RepeatedChunks(chunk: chunk, count: length), length: length)
+        let result: (Data?, (any Error)?) = await withCheckedContinuation { continuation in
+            manager.uploadTask(withStreamedRequest: request, body: body, completionHandler: { _, object, error in
+                continuation.resume(returning: (object as? Data, error))
+            }).resume()
+        }
+        if let error = result.1 { throw error }
+        return try UploadAnswer(json: result.0 ?? Data())
+    }
+
+    func shutdown() async {
+        manager.invalidateSessionCancelingTasks(true, resetSession: false)
+    }
+}
