@@ -42,8 +42,62 @@ final class TaskDelegate: Sendable {
 
     let kind: Kind
     let task: SessionTask
-    let uploadProgress = Progress(totalUnitCount: -1)
-    let downloadProgress = Progress(totalUnitCount: -1)
+    /// The two `Progress` objects, made on first use (most tasks never ask: Foundation's
+    /// `Progress` is costly enough to show in small-request throughput).
+    private let progressObjects = Mutex<(upload: Progress?, download: Progress?)>((nil, nil))
+    /// Totals and completed counts behind the progress objects: (upload total, download total).
+    private let progressTotals = Mutex<(upload: Int64, download: Int64)>((-1, -1))
+
+    /// The upload progress (total from the expected counts; when unknown, the request's
+    /// Content-Length).
+    var uploadProgress: Progress {
+        let totals = progressTotals.withLock { $0 }
+        let sent = task.countOfBytesSent
+        return progressObjects.withLock { objects in
+            if let existing = objects.upload { return existing }
+            let progress = Progress(totalUnitCount: totals.upload)
+            progress.completedUnitCount = sent
+            objects.upload = progress
+            return progress
+        }
+    }
+
+    /// The download progress.
+    var downloadProgress: Progress {
+        let totals = progressTotals.withLock { $0 }
+        let received = task.countOfBytesReceived
+        return progressObjects.withLock { objects in
+            if let existing = objects.download { return existing }
+            let progress = Progress(totalUnitCount: totals.download)
+            progress.completedUnitCount = received
+            objects.download = progress
+            return progress
+        }
+    }
+
+    /// Updates the upload progress when it exists or someone listens, and returns it then.
+    private func updateUploadProgress(total: Int64?, completed: Int64) -> Progress? {
+        if let total { progressTotals.withLock { if $0.upload < 0 { $0.upload = total } } }
+        let exists = progressObjects.withLock { $0.upload != nil }
+        guard exists || uploadProgressHandler != nil else { return nil }
+        let progress = uploadProgress
+        let totals = progressTotals.withLock { $0 }
+        if progress.totalUnitCount != totals.upload { progress.totalUnitCount = totals.upload }
+        progress.completedUnitCount = completed
+        return progress
+    }
+
+    /// Updates the download progress when it exists or someone listens, and returns it then.
+    private func updateDownloadProgress(total: Int64?, completed: Int64) -> Progress? {
+        if let total { progressTotals.withLock { $0.download = total } }
+        let exists = progressObjects.withLock { $0.download != nil }
+        guard exists || downloadProgressHandler != nil else { return nil }
+        let progress = downloadProgress
+        let totals = progressTotals.withLock { $0 }
+        if progress.totalUnitCount != totals.download { progress.totalUnitCount = totals.download }
+        progress.completedUnitCount = completed
+        return progress
+    }
     private let body: RequestBody?
     private let uploadProgressHandler: (@Sendable (Progress) -> Void)?
     private let downloadProgressHandler: (@Sendable (Progress) -> Void)?
@@ -73,10 +127,10 @@ final class TaskDelegate: Sendable {
         self.completionHandler = completion
         if let length = body?.expectedLength {
             task.snapshot.withLock { $0.countOfBytesExpectedToSend = length }
-            self.uploadProgress.totalUnitCount = length
+            progressTotals.withLock { $0.upload = length }
         } else if let header = task.originalRequest?.value(forHTTPHeaderField: "Content-Length"), let length = Int64(header) {
             // AFN: an unknown upload size falls back to the request's Content-Length.
-            self.uploadProgress.totalUnitCount = length
+            progressTotals.withLock { $0.upload = length }
         }
     }
 
@@ -177,10 +231,10 @@ final class TaskDelegate: Sendable {
                 }
                 return snapshot.countOfBytesSent
             }
-            if let expected, uploadProgress.totalUnitCount < 0 { uploadProgress.totalUnitCount = base + expected }
-            uploadProgress.completedUnitCount = total
-            uploadProgressHandler?(uploadProgress)
-            let expectedForHook = expected.map { base + $0 } ?? uploadProgress.totalUnitCount
+            if let progress = updateUploadProgress(total: expected.map { base + $0 }, completed: total) {
+                uploadProgressHandler?(progress)
+            }
+            let expectedForHook = expected.map { base + $0 } ?? progressTotals.withLock { $0.upload }
             core.hooks.taskDidSendBodyData?(task, total - previous, total, expectedForHook)
         case .responseHead(let head):
             handleHead(head)
@@ -227,7 +281,7 @@ final class TaskDelegate: Sendable {
             snapshot.response = response
             snapshot.countOfBytesExpectedToReceive = response.expectedContentLength
         }
-        downloadProgress.totalUnitCount = response.expectedContentLength
+        _ = updateDownloadProgress(total: response.expectedContentLength, completed: 0)
         if let dataTask = task as? DataTask, let hook = core.hooks.dataTaskDidReceiveResponse {
             if case .cancel = hook(dataTask, response) {
                 cancel()
@@ -254,8 +308,9 @@ final class TaskDelegate: Sendable {
             state.withLock { $0.data.append(chunk) }
             if let dataTask = task as? DataTask { core.hooks.dataTaskDidReceiveData?(dataTask, chunk) }
         }
-        downloadProgress.completedUnitCount = received
-        downloadProgressHandler?(downloadProgress)
+        if let progress = updateDownloadProgress(total: nil, completed: received) {
+            downloadProgressHandler?(progress)
+        }
     }
 
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {

@@ -41,6 +41,9 @@ public class URLSessionManager: @unchecked Sendable {
 
     /// The configuration the manager was created with.
     public let configuration: SessionConfiguration
+    /// Put in each task's ``SessionTask/taskDescription`` so that notifications can be filtered
+    /// per manager (AFNetworking uses the manager's address; any unique tag serves).
+    let managerTag = "courier.session-manager." + UUID().uuidString
     private let settings: Mutex<Settings>
     private let registry = Mutex(Registry())
     /// AFN's process-wide processing queue: serializers run here, never on an event loop.
@@ -156,7 +159,7 @@ public class URLSessionManager: @unchecked Sendable {
             if !registry.invalidated { registry.tasks[task.taskIdentifier] = task }
             return (task, registry.invalidated)
         }
-        task.taskDescription = String(describing: Unmanaged.passUnretained(self).toOpaque())
+        task.taskDescription = managerTag
         let delegate = TaskDelegate(
             kind: kind, task: task, body: body, core: self,
             uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion,
