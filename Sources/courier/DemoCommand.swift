@@ -84,16 +84,27 @@ struct DemoCommand: AsyncParsableCommand {
             try Self.check(json["sha256"] as? String == expected, "hash mismatch")
         }
 
-        await step("Download a chunked body as a stream") {
-            let response = try await engine.stream(EngineRequest(url: try Self.url(server.baseURL.absoluteString + "/stream-bytes/102400?chunk_size=8192&seed=1")))
-            var total = 0
-            var chunks = 0
+        await step("Download 64 MiB as a stream, read only as fast as it is consumed") {
+            let size: Int64 = 64 << 20
+            let response = try await engine.stream(EngineRequest(url: try Self.url(server.baseURL.absoluteString + "/download/\(size)")))
+            let progress = ProgressLine(total: size, output: output)
+            var total: Int64 = 0
+            var intact = true
             for try await part in response.body {
-                total += part.readableBytes
-                chunks += 1
+                // Byte i of /download is "a" + i % 26: each chunk's first and last byte must sit
+                // where the running offset says (a lost or repeated chunk would show).
+                let view = part.readableBytesView
+                if let first = view.first, let last = view.last {
+                    let lastOffset = total + Int64(view.count - 1)
+                    intact = intact && first == UInt8(ascii: "a") + UInt8(total % 26)
+                        && last == UInt8(ascii: "a") + UInt8(lastOffset % 26)
+                }
+                total += Int64(part.readableBytes)
+                progress.update(total)
             }
-            output.detail("\(response.head.status.code), \(total) bytes in \(chunks) chunks (Transfer-Encoding: \(response.head.headers.first(name: "transfer-encoding") ?? "none"))")
-            try Self.check(total == 102_400, "expected 102400 bytes")
+            progress.finish()
+            output.detail("\(response.head.status.code), \(total) bytes, content \(intact ? "intact" : "CORRUPTED")")
+            try Self.check(total == size && intact, "expected \(size) intact bytes")
         }
 
         await step("A server that breaks its promise: Content-Length larger than the body") {
