@@ -214,7 +214,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
 
         let request = execution.request
         let body = request.body
-        let expectedLength = body?.knownLength
+        let expectedLength = execution.bodyLength
         let exchange = Exchange(execution: execution, metrics: metrics, expectedBodyLength: expectedLength)
         self.exchange = exchange
         let head = Self.makeHead(for: request, target: execution.target, bodyLength: expectedLength, hasBody: body != nil)

@@ -36,6 +36,9 @@ final class RequestExecution: Sendable {
     let key: ConnectionKey
     let waiterID: ConnectionPoolStateMachine.WaiterID
     let idleTimeout: TimeAmount
+    /// The body's length, read once on the caller's thread (for a file it takes a `stat`,
+    /// which must not happen on an event loop).
+    let bodyLength: Int64?
     private let state: Mutex<State>
 
     init(
@@ -50,6 +53,7 @@ final class RequestExecution: Sendable {
         self.key = ConnectionKey(target)
         self.waiterID = waiterID
         self.idleTimeout = idleTimeout
+        self.bodyLength = request.body?.knownLength
         self.state = Mutex(State(metrics: EngineMetrics(fetchStart: Date()), onEvent: onEvent))
     }
 
