@@ -2,6 +2,7 @@ import CourierEngine
 import CourierTestServer
 import Foundation
 import NIOCore
+import Synchronization
 import Testing
 
 /// Cancelling at each phase gives exactly one terminal event, `cancelled`, and frees the
@@ -55,17 +56,18 @@ struct EngineCancellationTests {
 
     @Test func cancelMidBodyThroughSwiftTaskCancellation() async throws {
         try await withEngine { engine, server in
-            let response = try await engine.stream(EngineRequest(url: server.url("/drip?duration=3&numbytes=30&delay=0")))
+            // 20 bytes over 20 s: the body is still flowing whenever the cancel lands.
+            let response = try await engine.stream(EngineRequest(url: server.url("/drip?duration=20&numbytes=20&delay=0")))
+            let firstChunk = Mutex(false)
             let consumer = Task {
-                var received = 0
                 do {
-                    for try await chunk in response.body { received += chunk.readableBytes }
+                    for try await _ in response.body { firstChunk.withLock { $0 = true } }
                     return EngineError?.none
                 } catch {
                     return error as? EngineError
                 }
             }
-            try await Task.sleep(for: .milliseconds(400))
+            #expect(await eventually(within: 10) { firstChunk.withLock { $0 } })
             consumer.cancel()
             let error = await consumer.value
             #expect(error == .cancelled)
@@ -102,15 +104,14 @@ struct EngineCancellationTests {
             let recorder = EventRecorder()
             let size = 64_000_000
             let task = engine.execute(EngineRequest(url: server.url("/download/\(size)"))) { recorder.record($0) }
+            // Paused before the body can arrive (a busy machine must not let it all through).
+            task.pause()
             func received() -> Int {
                 recorder.all.reduce(0) { total, event in
                     if case .bodyPart(let part) = event { return total + part.readableBytes }
                     return total
                 }
             }
-            // Pause once the body is flowing.
-            for _ in 0..<200 where received() == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            task.pause()
             // One read already asked of the socket may still land.
             try await Task.sleep(for: .milliseconds(300))
             let whilePaused = received()
