@@ -74,9 +74,10 @@ struct URLSessionManagerTests {
             }
             let mid = CompletionRecorder()
             let running = manager.dataTask(
-                with: URLRequest(url: server.sessionURL("/drip?duration=3&numbytes=30&delay=0")), completionHandler: mid.handler)
+                with: URLRequest(url: server.sessionURL("/drip?duration=20&numbytes=20&delay=0")), completionHandler: mid.handler)
             running.resume()
-            try await Task.sleep(for: .milliseconds(300))
+            // Cancel mid-body: once a byte arrived, with most of the 20 s drip still to come.
+            for _ in 0..<500 where running.countOfBytesReceived == 0 { try await Task.sleep(for: .milliseconds(20)) }
             running.cancel()
             await mid.wait()
             try await Task.sleep(for: .milliseconds(100))
