@@ -13,7 +13,8 @@ import Synchronization
 /// (the socket is no longer read and the body no longer sent), ``cancel()`` stops it for good.
 /// Every task calls its completion handler exactly once. Thread-safe.
 ///
-/// `@unchecked Sendable`: all mutable state lives in `state`, behind a mutex; the subclasses
+/// `@unchecked Sendable`: all mutable state lives in `snapshot` and `delegateBox`, behind
+/// mutexes; the subclasses
 /// (``DataTask``, ``UploadTask``, ``DownloadTask``) add none.
 public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// A task's life, as `URLSessionTask.State`.
