@@ -112,7 +112,12 @@ struct EngineCancellationTests {
                     return total
                 }
             }
-            // One read already asked of the socket may still land.
+            // Wait for the head: then the exchange is running and the one read already asked of
+            // the socket has landed or is about to.
+            let sawHead = await eventually {
+                recorder.all.contains { if case .responseHead = $0 { true } else { false } }
+            }
+            #expect(sawHead)
             try await Task.sleep(for: .milliseconds(300))
             let whilePaused = received()
             try await Task.sleep(for: .milliseconds(700))

@@ -144,7 +144,7 @@ final class EventRecorder: Sendable {
 
 /// Polls `condition` every 20 ms for up to `seconds`; returns its last value. For effects that
 /// happen asynchronously (a socket closing) on a machine that may be busy.
-func eventually(within seconds: Double = 3, _ condition: () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
