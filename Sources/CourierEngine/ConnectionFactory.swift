@@ -28,20 +28,16 @@ struct ConnectionFactory: Sendable {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = tls.minimumTLSVersion
         configuration.applicationProtocols = ["http/1.1"]
-        var roots: [NIOSSLTrustRoots] = []
-        if tls.trustsSystemRoots { roots.append(.default) }
-        if !tls.additionalTrustRootsDER.isEmpty {
-            let certificates = try tls.additionalTrustRootsDER.map { try NIOSSLCertificate(bytes: $0, format: .der) }
-            roots.append(.certificates(certificates))
-        }
-        if roots.count == 1, let only = roots.first {
-            configuration.trustRoots = only
-        } else if roots.isEmpty {
-            configuration.trustRoots = .certificates([])
-        } else {
+        // Parsed once; trusted alone, or beside the system store.
+        let extra = try tls.additionalTrustRootsDER.map { try NIOSSLCertificate(bytes: $0, format: .der) }
+        switch (tls.trustsSystemRoots, extra.isEmpty) {
+        case (true, true):
             configuration.trustRoots = .default
-            let extra = try tls.additionalTrustRootsDER.map { try NIOSSLCertificate(bytes: $0, format: .der) }
+        case (true, false):
+            configuration.trustRoots = .default
             configuration.additionalTrustRoots = [.certificates(extra)]
+        case (false, _):
+            configuration.trustRoots = .certificates(extra)
         }
         if tls.verifier != nil {
             // The verifier decides everything, host name included.

@@ -170,16 +170,12 @@ final class ConnectionPool: Sendable {
     }
 
     private func connectionFailed(key: ConnectionKey, error: EngineError) {
-        let (action, waiter, retryID): (
-            ConnectionPoolStateMachine.FailureAction, RequestExecution?, ConnectionPoolStateMachine.ConnectionID?
-        ) = state.withLock { state in
-            let action = state.machine.connectionFailed(key: key)
-            guard case .failWaiter(let id, let retryKey) = action else { return (action, nil, nil) }
+        let (waiter, retryID): (RequestExecution?, ConnectionPoolStateMachine.ConnectionID?) = state.withLock { state in
+            guard case .failWaiter(let id, let retryKey) = state.machine.connectionFailed(key: key) else { return (nil, nil) }
             let waiter = state.waiters.removeValue(forKey: id)
             let retryID = retryKey == nil ? nil : state.machine.makeConnectionID()
-            return (action, waiter, retryID)
+            return (waiter, retryID)
         }
-        _ = action
         waiter?.finish(.failure(error), metrics: nil)
         if let retryID {
             openConnection(id: retryID, key: key)
@@ -248,14 +244,11 @@ final class ConnectionPool: Sendable {
     // MARK: - Shutdown
 
     func shutdown() async {
-        let (action, waiters, connections): (
-            ConnectionPoolStateMachine.ShutdownAction, [RequestExecution], [HTTP1Connection]
-        ) = state.withLock { state in
+        let (waiters, connections): ([RequestExecution], [HTTP1Connection]) = state.withLock { state in
             let action = state.machine.shutdown()
             let waiters = action.fail.compactMap { state.waiters.removeValue(forKey: $0) }
-            return (action, waiters, Array(state.connections.values))
+            return (waiters, Array(state.connections.values))
         }
-        _ = action
         for waiter in waiters {
             waiter.finish(.failure(.shutDown), metrics: nil)
         }

@@ -45,10 +45,9 @@ public final class HTTPEngine: Sendable {
             target = try RequestTarget(url: request.url)
             try Self.validate(request)
         } catch {
-            let placeholder = (try? RequestTarget(string: "http://invalid/")) ?? Self.fallbackTarget
             let execution = RequestExecution(
                 request: request,
-                target: placeholder,
+                target: Self.fallbackTarget,
                 waiterID: waiterID,
                 idleTimeout: idleTimeout,
                 onEvent: onEvent
@@ -76,6 +75,7 @@ public final class HTTPEngine: Sendable {
     /// Connections currently open (idle or busy).
     public var openConnectionCount: Int { pool.openConnectionCount }
 
+    /// Stands in for the target of a request that failed validation (it never reaches I/O).
     private static let fallbackTarget: RequestTarget = {
         do {
             return try RequestTarget(string: "http://invalid/")

@@ -48,56 +48,6 @@ final class TaskDelegate: Sendable {
     /// Totals and completed counts behind the progress objects: (upload total, download total).
     private let progressTotals = Mutex<(upload: Int64, download: Int64)>((-1, -1))
 
-    /// The upload progress (total from the expected counts; when unknown, the request's
-    /// Content-Length).
-    var uploadProgress: Progress {
-        let totals = progressTotals.withLock { $0 }
-        let sent = task.countOfBytesSent
-        return progressObjects.withLock { objects in
-            if let existing = objects.upload { return existing }
-            let progress = Progress(totalUnitCount: totals.upload)
-            progress.completedUnitCount = sent
-            objects.upload = progress
-            return progress
-        }
-    }
-
-    /// The download progress.
-    var downloadProgress: Progress {
-        let totals = progressTotals.withLock { $0 }
-        let received = task.countOfBytesReceived
-        return progressObjects.withLock { objects in
-            if let existing = objects.download { return existing }
-            let progress = Progress(totalUnitCount: totals.download)
-            progress.completedUnitCount = received
-            objects.download = progress
-            return progress
-        }
-    }
-
-    /// Updates the upload progress when it exists or someone listens, and returns it then.
-    private func updateUploadProgress(total: Int64?, completed: Int64) -> Progress? {
-        if let total { progressTotals.withLock { if $0.upload < 0 { $0.upload = total } } }
-        let exists = progressObjects.withLock { $0.upload != nil }
-        guard exists || uploadProgressHandler != nil else { return nil }
-        let progress = uploadProgress
-        let totals = progressTotals.withLock { $0 }
-        if progress.totalUnitCount != totals.upload { progress.totalUnitCount = totals.upload }
-        progress.completedUnitCount = completed
-        return progress
-    }
-
-    /// Updates the download progress when it exists or someone listens, and returns it then.
-    private func updateDownloadProgress(total: Int64?, completed: Int64) -> Progress? {
-        if let total { progressTotals.withLock { $0.download = total } }
-        let exists = progressObjects.withLock { $0.download != nil }
-        guard exists || downloadProgressHandler != nil else { return nil }
-        let progress = downloadProgress
-        let totals = progressTotals.withLock { $0 }
-        if progress.totalUnitCount != totals.download { progress.totalUnitCount = totals.download }
-        progress.completedUnitCount = completed
-        return progress
-    }
     private let body: RequestBody?
     private let uploadProgressHandler: (@Sendable (Progress) -> Void)?
     private let downloadProgressHandler: (@Sendable (Progress) -> Void)?
@@ -106,6 +56,50 @@ final class TaskDelegate: Sendable {
     private let state = Mutex(State())
     /// A serializer for this task only (the async typed API), instead of the manager's.
     let serializerOverride: (any ResponseSerializer)?
+
+    private enum Direction { case upload, download }
+
+    /// The upload progress (total from the expected counts; when unknown, the request's
+    /// Content-Length).
+    var uploadProgress: Progress { progress(.upload) }
+
+    /// The download progress.
+    var downloadProgress: Progress { progress(.download) }
+
+    /// The progress object for `direction`, made on first use from the current counts.
+    private func progress(_ direction: Direction) -> Progress {
+        let totals = progressTotals.withLock { $0 }
+        let completed = direction == .upload ? task.countOfBytesSent : task.countOfBytesReceived
+        return progressObjects.withLock { objects in
+            if let existing = direction == .upload ? objects.upload : objects.download { return existing }
+            let progress = Progress(totalUnitCount: direction == .upload ? totals.upload : totals.download)
+            progress.completedUnitCount = completed
+            if direction == .upload { objects.upload = progress } else { objects.download = progress }
+            return progress
+        }
+    }
+
+    /// Records a new total (upload: only the first known one) and, when the progress object
+    /// exists or someone listens, brings it up to date and returns it.
+    private func updateProgress(_ direction: Direction, total: Int64?, completed: Int64) -> Progress? {
+        if let total {
+            progressTotals.withLock { totals in
+                switch direction {
+                case .upload: if totals.upload < 0 { totals.upload = total }
+                case .download: totals.download = total
+                }
+            }
+        }
+        let handler = direction == .upload ? uploadProgressHandler : downloadProgressHandler
+        let exists = progressObjects.withLock { (direction == .upload ? $0.upload : $0.download) != nil }
+        guard exists || handler != nil else { return nil }
+        let progress = progress(direction)
+        let totals = progressTotals.withLock { $0 }
+        let currentTotal = direction == .upload ? totals.upload : totals.download
+        if progress.totalUnitCount != currentTotal { progress.totalUnitCount = currentTotal }
+        progress.completedUnitCount = completed
+        return progress
+    }
 
     init(
         kind: Kind,
@@ -209,12 +203,12 @@ final class TaskDelegate: Sendable {
         let engineTask = core.engine.execute(engineRequest) { [self] event in
             self.handle(event)
         }
-        let (cancelNow, pausedNow): (Bool, Bool) = state.withLock { state in
+        let cancelNow = state.withLock { state in
             state.engineTask = engineTask
-            return (state.cancelRequested, false)
+            return state.cancelRequested
         }
         if cancelNow { engineTask.cancel() }
-        if pausedNow || task.state == .suspended { engineTask.pause() }
+        if task.state == .suspended { engineTask.pause() }
     }
 
     // MARK: - Engine events (on the event loop)
@@ -231,7 +225,7 @@ final class TaskDelegate: Sendable {
                 }
                 return snapshot.countOfBytesSent
             }
-            if let progress = updateUploadProgress(total: expected.map { base + $0 }, completed: total) {
+            if let progress = updateProgress(.upload, total: expected.map { base + $0 }, completed: total) {
                 uploadProgressHandler?(progress)
             }
             let expectedForHook = expected.map { base + $0 } ?? progressTotals.withLock { $0.upload }
@@ -281,7 +275,7 @@ final class TaskDelegate: Sendable {
             snapshot.response = response
             snapshot.countOfBytesExpectedToReceive = response.expectedContentLength
         }
-        _ = updateDownloadProgress(total: response.expectedContentLength, completed: 0)
+        _ = updateProgress(.download, total: response.expectedContentLength, completed: 0)
         if let dataTask = task as? DataTask, let hook = core.hooks.dataTaskDidReceiveResponse {
             if case .cancel = hook(dataTask, response) {
                 cancel()
@@ -308,7 +302,7 @@ final class TaskDelegate: Sendable {
             state.withLock { $0.data.append(chunk) }
             if let dataTask = task as? DataTask { core.hooks.dataTaskDidReceiveData?(dataTask, chunk) }
         }
-        if let progress = updateDownloadProgress(total: nil, completed: received) {
+        if let progress = updateProgress(.download, total: nil, completed: received) {
             downloadProgressHandler?(progress)
         }
     }
@@ -407,15 +401,14 @@ final class TaskDelegate: Sendable {
     // MARK: - Completion
 
     private func complete(response: HTTPURLResponse?, error: (any Error)?, metrics: EngineMetrics?) {
-        let (data, sink): (Data, DownloadSink?) = state.withLock { state in
-            guard !state.completed else { return (Data(), nil) }
+        // One critical section: check, claim and take the gathered data together.
+        let taken: (Data, DownloadSink?)? = state.withLock { state in
+            guard !state.completed else { return nil }
+            state.completed = true
+            defer { state.data = Data(); state.engineTask = nil }
             return (state.data, state.download)
         }
-        let alreadyCompleted = state.withLock { state in
-            defer { state.completed = true; state.data = Data(); state.engineTask = nil }
-            return state.completed
-        }
-        guard !alreadyCompleted else { return }
+        guard let (data, sink) = taken else { return }
         core.processingQueue.async { [self] in
             self.finish(response: response, data: data, sink: sink, error: error)
         }
