@@ -91,6 +91,23 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     case cannotMoveDownloadedFile(from: URL, to: URL, reason: String)
     /// Any other engine failure (invalid header, protocol violation, shut down, ...).
     case engine(EngineError)
+    /// Data given as download resume data is not (`reason` says why).
+    case invalidResumeData(String)
+    /// A redirect (307/308) or an authentication retry must send the body again, but it came
+    /// from a stream that can't be replayed and no new one was provided (set the need-new-body-
+    /// stream block).
+    case requestBodyNotReplayable(url: URL?)
+    /// A download's file could not be written.
+    case cannotWriteDownloadFile(path: String, reason: String)
+    /// A security policy that can't be used where it was set (AFN's "Invalid Security Policy"
+    /// exception): pinning on a manager whose base URL is not https.
+    case invalidSecurityPolicy(reason: String)
+    /// Bytes or text that are not an X.509 certificate (`reason` says what is wrong).
+    case invalidCertificate(reason: String)
+    /// A certificate file (or folder of certificates) could not be read.
+    case certificateFileUnreadable(path: String, reason: String)
+    /// A certificate file was read but does not hold a certificate (DER or PEM).
+    case invalidCertificateFile(path: String, reason: String)
 
     /// Maps an engine failure onto the matching case; `url` is the request's URL.
     public init(_ error: EngineError, url: URL? = nil) {
@@ -165,6 +182,16 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
         case .cannotMoveDownloadedFile(let from, let to, let reason):
             return "Could not move the downloaded file from \(from.path) to \(to.path): \(reason)"
         case .engine(let error): return error.description
+        case .invalidResumeData(let reason): return "Invalid resume data: \(reason)"
+        case .requestBodyNotReplayable(let url):
+            return "The request body of \(url?.absoluteString ?? "the request") is a stream that can't be sent again; set a need-new-body-stream block"
+        case .cannotWriteDownloadFile(let path, let reason): return "Could not write the download to \(path): \(reason)"
+        case .invalidSecurityPolicy(let reason): return "Invalid security policy: \(reason)"
+        case .invalidCertificate(let reason): return "Invalid certificate: \(reason)"
+        case .certificateFileUnreadable(let path, let reason):
+            return "Could not read the certificate file \(path): \(reason)"
+        case .invalidCertificateFile(let path, let reason):
+            return "The file \(path) does not hold a valid certificate: \(reason)"
         }
     }
 

@@ -1,0 +1,172 @@
+public import Foundation
+import X509
+
+/// Decides whether a server's certificate chain is trusted: AFNetworking's `AFSecurityPolicy`,
+/// on swift-certificates instead of Apple's `SecTrust`.
+///
+/// The decision follows `-evaluateServerTrust:forDomain:` step by step:
+///
+/// 1. A domain, ``allowInvalidCertificates`` and ``validatesDomainName`` together, without
+///    pinning (mode ``SSLPinningMode/none`` or no pinned certificate): rejected, with AFN's
+///    message ``domainValidationRequiresPinningMessage``.
+/// 2. The chain is validated against ``trustedRootCertificates`` (nil: the system store), with
+///    the host name checked when ``validatesDomainName`` is true and a domain is given.
+/// 3. Mode ``SSLPinningMode/none``: trusted when the chain is valid, or always with
+///    ``allowInvalidCertificates``.
+/// 4. A pinning mode without ``allowInvalidCertificates`` needs a valid chain first.
+/// 5. ``SSLPinningMode/certificate``: the chain is validated again with **only** the pinned
+///    certificates as anchors (a pinned leaf, intermediate, root or self-signed certificate),
+///    so an expired certificate or a wrong host still fails, even with
+///    ``allowInvalidCertificates``; then some certificate of that chain must equal a pinned one.
+///    ``SSLPinningMode/publicKey``: some certificate of the chain as sent, or of the chain
+///    validated in step 2 (which reaches the root the server does not send), must carry the public
+///    key (SubjectPublicKeyInfo) of a pinned certificate. There is no second chain check: with
+///    ``allowInvalidCertificates`` any chain containing a pinned key passes (AFN's documented
+///    behaviour).
+///
+/// The policy is a value and does no I/O; ``evaluation(serverChain:forDomain:at:)`` is async only
+/// because swift-certificates' chain building is.
+public struct SecurityPolicy: Sendable {
+    /// What is pinned. Default ``SSLPinningMode/none``.
+    public var pinningMode: SSLPinningMode
+
+    /// The certificates pinned (certificate mode) or whose public keys are pinned (public-key
+    /// mode). Default empty.
+    public var pinnedCertificates: Set<Certificate>
+
+    /// Whether a chain that does not validate is accepted (AFN's self-signed/expired escape hatch).
+    /// Default false. With ``validatesDomainName`` it requires pinning (step 1).
+    public var allowInvalidCertificates: Bool = false
+
+    /// Whether the certificate must name the domain being connected to. Default true.
+    public var validatesDomainName: Bool = true
+
+    /// The anchors chains must lead to. Nil (the default): the system trust store,
+    /// `/etc/ssl/certs/ca-certificates.crt` on Debian (AFN's "system trust").
+    public var trustedRootCertificates: [Certificate]?
+
+    /// AFN's log message for step 1.
+    public static let domainValidationRequiresPinningMessage =
+        "In order to validate a domain name for self signed certificates, you MUST use pinning."
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - pinningMode: What to pin.
+    ///   - pinnedCertificates: The certificates (or their keys) to pin; ignored in mode ``SSLPinningMode/none``.
+    public init(pinningMode: SSLPinningMode, pinnedCertificates: Set<Certificate> = []) {
+        self.pinningMode = pinningMode
+        self.pinnedCertificates = pinnedCertificates
+    }
+
+    /// AFN's `+defaultPolicy`: no pinning, invalid certificates refused, domain name checked,
+    /// system trust store.
+    public static var `default`: SecurityPolicy { SecurityPolicy(pinningMode: .none) }
+
+    /// Whether `serverChain` is trusted for `domain`: ``evaluation(serverChain:forDomain:at:)``
+    /// is ``ServerTrustEvaluation/trusted``.
+    ///
+    /// - Parameters:
+    ///   - serverChain: The certificates the server sent, leaf first.
+    ///   - domain: The host connected to (a name or an IP literal); nil skips the name check.
+    ///   - time: The moment validity periods are checked against. Default now.
+    public func evaluate(serverChain: [Certificate], forDomain domain: String?, at time: Date = Date()) async -> Bool {
+        await evaluation(serverChain: serverChain, forDomain: domain, at: time) == .trusted
+    }
+
+    /// Evaluates `serverChain` for `domain` and says why it is rejected.
+    ///
+    /// - Parameters:
+    ///   - serverChain: The certificates the server sent, leaf first.
+    ///   - domain: The host connected to (a name or an IP literal); nil skips the name check.
+    ///   - time: The moment validity periods are checked against. Default now.
+    /// - Returns: ``ServerTrustEvaluation/trusted``, or ``ServerTrustEvaluation/rejected(reason:)``
+    ///   with a specific reason (`certificate has expired: …`, `host name does not match: …`,
+    ///   `chain does not lead to a trusted root`, …).
+    public func evaluation(
+        serverChain: [Certificate],
+        forDomain domain: String?,
+        at time: Date = Date()
+    ) async -> ServerTrustEvaluation {
+        let roots = trustedRootCertificates.map { CertificateStore($0.map(\.x509)) } ?? CertificateStore.systemTrustRoots
+        return await evaluation(serverChain: serverChain, forDomain: domain, at: time, trustRoots: roots)
+    }
+
+    /// The decision table, with the anchors of steps 2–4 given (the TLS adapter adds extra roots
+    /// to the system store).
+    func evaluation(
+        serverChain: [Certificate],
+        forDomain domain: String?,
+        at time: Date,
+        trustRoots: CertificateStore
+    ) async -> ServerTrustEvaluation {
+        // Step 1.
+        if domain != nil, allowInvalidCertificates, validatesDomainName,
+            pinningMode == .none || pinnedCertificates.isEmpty
+        {
+            return .rejected(reason: Self.domainValidationRequiresPinningMessage)
+        }
+        guard !serverChain.isEmpty else {
+            return .rejected(reason: "the server sent no certificate")
+        }
+
+        // Step 2: SecPolicyCreateSSL(true, domain) or SecPolicyCreateBasicX509().
+        let host = validatesDomainName ? domain : nil
+        let systemCheck = await ChainValidation.validate(serverChain, anchors: trustRoots, host: host, at: time)
+        let chainError: String?
+        switch systemCheck {
+        case .valid: chainError = nil
+        case .invalid(let reason): chainError = reason ?? "chain does not lead to a trusted root"
+        }
+
+        // Step 3.
+        if pinningMode == .none {
+            if allowInvalidCertificates { return .trusted }
+            return chainError.map { .rejected(reason: $0) } ?? .trusted
+        }
+        // Step 4.
+        if !allowInvalidCertificates, let chainError {
+            return .rejected(reason: chainError)
+        }
+
+        // Step 5.
+        switch pinningMode {
+        case .none:
+            return .trusted  // handled by step 3
+        case .certificate:
+            return await certificatePinEvaluation(serverChain, host: host, at: time)
+        case .publicKey:
+            var candidates = serverChain.map(\.publicKeyDER)
+            if case .valid(let validated) = systemCheck {
+                // The root a server doesn't send only shows up in the validated chain.
+                candidates += validated.compactMap { try? Certificate.subjectPublicKeyInfoDER(of: $0) }
+            }
+            let pinnedKeys = Set(pinnedCertificates.map(\.publicKeyDER))
+            if candidates.contains(where: pinnedKeys.contains) { return .trusted }
+            return .rejected(reason: "no public key in the chain matches a pinned key")
+        }
+    }
+
+    /// Step 5, certificate mode: the pinned certificates are the only anchors.
+    private func certificatePinEvaluation(_ serverChain: [Certificate], host: String?, at time: Date) async
+        -> ServerTrustEvaluation
+    {
+        let noMatch = "no certificate in the chain matches a pinned certificate"
+        guard !pinnedCertificates.isEmpty else {
+            return .rejected(reason: "\(noMatch) (no certificate is pinned)")
+        }
+        let anchors = CertificateStore(pinnedCertificates.map(\.x509))
+        switch await ChainValidation.validate(serverChain, anchors: anchors, host: host, at: time) {
+        case .invalid(let reason):
+            return .rejected(reason: reason ?? noMatch)
+        case .valid(let validated):
+            // Root to leaf, as AFN walks it.
+            for certificate in validated.reversed() {
+                if pinnedCertificates.contains(where: { $0.x509 == certificate }) {
+                    return .trusted
+                }
+            }
+            return .rejected(reason: noMatch)
+        }
+    }
+}
