@@ -1,24 +1,31 @@
 import Foundation
 
-/// Prints the demo's steps readably: numbered titles, indented details, failures marked.
+/// Prints the demo's steps readably: numbered titles, indented details, confirmations and
+/// failures marked. Titles are bold on a terminal and plain when stdout is a pipe.
 final class DemoOutput: Sendable {
-    private let counter = StepCounter()
+    private let counter = LockedCounter()
+    private let isTerminal = isatty(STDOUT_FILENO) == 1
 
     func title(_ text: String) {
-        write("\n\(text)\n")
+        write("\n\(bold(text))\n")
     }
 
     func step(_ name: String) {
-        let number = counter.next()
-        write("\n[\(number)] \(name)\n")
+        let number = counter.increment()
+        write("\n\(bold("[\(number)] \(name)"))\n")
     }
 
     func detail(_ text: String) {
         write("    \(text)\n")
     }
 
+    /// A check that passed: what was verified.
+    func ok(_ text: String) {
+        write("    \(isTerminal ? "\u{1B}[32m✓\u{1B}[0m" : "✓") \(text)\n")
+    }
+
     func failure(_ text: String) {
-        write("    FAILED: \(text)\n")
+        write("    \(isTerminal ? "\u{1B}[31m✗ FAILED:\u{1B}[0m" : "✗ FAILED:") \(text)\n")
     }
 
     /// Writes straight to the file descriptor, so lines and the progress bar (which also
@@ -26,9 +33,8 @@ final class DemoOutput: Sendable {
     func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
-}
 
-private final class StepCounter: Sendable {
-    private let value = LockedCounter()
-    func next() -> Int { value.increment() }
+    private func bold(_ text: String) -> String {
+        isTerminal ? "\u{1B}[1m\(text)\u{1B}[0m" : text
+    }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
 
-/// A one-line progress bar (bytes, percentage, rate) redrawn in place on a terminal, and
-/// printed as quarter milestones when the output is not a terminal (so logs stay readable).
+/// A one-line progress bar (bytes, percentage, rate) redrawn in place on a terminal. When the
+/// output is not a terminal nothing is drawn while the transfer runs (a pipe or a log file
+/// would fill with redraws) and ``finish()`` prints one final line.
 final class ProgressLine: Sendable {
     private struct State {
         var lastDraw = Date.distantPast
-        var lastQuarter = -1
+        var latest: Int64 = 0
         var done = false
     }
 
@@ -26,29 +27,29 @@ final class ProgressLine: Sendable {
         let now = Date()
         let line: String? = state.withLock { state in
             guard !state.done else { return nil }
-            if isTerminal {
-                guard now.timeIntervalSince(state.lastDraw) > 0.05 || done == total else { return nil }
-                state.lastDraw = now
-                return "\r    " + render(done, now: now)
-            }
-            let quarter = total > 0 ? Int(done * 4 / total) : 4
-            guard quarter > state.lastQuarter else { return nil }
-            state.lastQuarter = quarter
-            return "    " + render(done, now: now) + "\n"
+            state.latest = max(state.latest, done)
+            guard isTerminal else { return nil }
+            guard now.timeIntervalSince(state.lastDraw) > 0.05 || done == total else { return nil }
+            state.lastDraw = now
+            return "\r    " + render(state.latest, now: now)
         }
         if let line {
             FileHandle.standardOutput.write(Data(line.utf8))
         }
     }
 
-    /// Ends the bar with a newline.
+    /// Ends the bar: redraws it at its final value and ends the line. Off a terminal this
+    /// prints the single summary line. Calls after the first do nothing.
     func finish() {
-        update(total)
-        let wasTerminal = state.withLock { state in
+        let now = Date()
+        let line: String? = state.withLock { state in
+            guard !state.done else { return nil }
             state.done = true
-            return isTerminal
+            return (isTerminal ? "\r    " : "    ") + render(state.latest, now: now) + "\n"
         }
-        if wasTerminal { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        if let line {
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
     }
 
     private func render(_ done: Int64, now: Date) -> String {
