@@ -6,6 +6,8 @@ struct CourierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
         abstract: "Courier: an HTTP networking library for Swift on Linux, and its tools.",
-        subcommands: [DemoCommand.self, ServeCommand.self]
+        discussion: RequestCommand.rootDiscussion,
+        subcommands: [DemoCommand.self, ServeCommand.self, BenchCommand.self, RequestCommand.self],
+        defaultSubcommand: RequestCommand.self
     )
 }

@@ -1,0 +1,155 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What `--print` / `--verbose` / `--pretty` ask to show, decided once from the options and
+/// whether stdout is a terminal.
+struct OutputOptions: Equatable {
+    /// `H`: the request's head.
+    var requestHeaders = false
+    /// `B`: the request's body.
+    var requestBody = false
+    /// `h`: the response's head.
+    var responseHeaders = false
+    /// `b`: the response's body.
+    var responseBody = true
+    /// ANSI colours (`--pretty all|colors`).
+    var colors = false
+    /// JSON indentation (`--pretty all|format`).
+    var format = false
+    /// Whether stdout is a terminal: binary bodies are replaced by a note there.
+    var isTerminal = false
+
+    /// Parses HTTPie's `--print` letters.
+    /// - Throws: ``RequestBuildError`` for a letter outside `HBhb`.
+    mutating func setPrint(_ letters: String) throws {
+        guard !letters.isEmpty, letters.allSatisfy({ "HBhb".contains($0) }) else {
+            throw RequestBuildError(
+                description: "--print takes letters among H (request headers), B (request body), "
+                    + "h (response headers), b (response body); got '\(letters)'")
+        }
+        requestHeaders = letters.contains("H")
+        requestBody = letters.contains("B")
+        responseHeaders = letters.contains("h")
+        responseBody = letters.contains("b")
+    }
+}
+
+/// Renders a request and its response the way HTTPie does: heads as HTTP/1.1 text, bodies as
+/// formatted (and coloured) JSON when asked, raw otherwise; binary bodies never reach a
+/// terminal. Pure: returns bytes, the caller writes them.
+struct ExchangePrinter {
+    var options: OutputOptions
+
+    static let binaryNote = """
+        +-----------------------------------------+
+        | NOTE: binary data not shown in terminal |
+        +-----------------------------------------+
+        """
+
+    // MARK: - Heads
+
+    /// `GET /path?query HTTP/1.1`, `Host`, then the request's headers sorted by name.
+    func requestHead(_ request: URLRequest, bodyLength: Int64?) -> String {
+        guard let url = request.url else { return "" }
+        var target = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { target += "?" + query }
+        var lines = [paint(request.httpMethod ?? "GET", Bold.code) + " " + target + " HTTP/1.1"]
+        var headers = request.allHTTPHeaderFields ?? [:]
+        if !headers.keys.contains(where: { $0.caseInsensitiveCompare("Host") == .orderedSame }) {
+            let port = url.port.map { ":\($0)" } ?? ""
+            lines.append(headerLine("Host", (url.host ?? "") + port))
+        }
+        if let bodyLength, bodyLength > 0,
+            !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Length") == .orderedSame })
+        {
+            headers["Content-Length"] = String(bodyLength)
+        }
+        for name in headers.keys.sorted(by: { $0.lowercased() < $1.lowercased() }) {
+            lines.append(headerLine(name, headers[name] ?? ""))
+        }
+        return lines.joined(separator: "\n") + "\n\n"
+    }
+
+    /// `HTTP/1.1 200 OK`, then the response's headers sorted by name.
+    func responseHead(_ response: HTTPURLResponse) -> String {
+        let status = "\(response.statusCode) \(Self.reasonPhrase(response.statusCode))"
+        var lines = ["HTTP/1.1 " + paint(status, Self.statusColor(response.statusCode))]
+        var fields: [(String, String)] = []
+        for (key, value) in response.allHeaderFields {
+            fields.append((String(describing: key), String(describing: value)))
+        }
+        for (name, value) in fields.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+            lines.append(headerLine(name, value))
+        }
+        return lines.joined(separator: "\n") + "\n\n"
+    }
+
+    // MARK: - Bodies
+
+    /// The bytes to print for a body: formatted JSON, text as is, or the binary note on a
+    /// terminal (raw bytes when piped). Formatted and noted bodies end with a newline.
+    func body(_ data: Data) -> Data {
+        guard !data.isEmpty else { return Data() }
+        if Self.isBinary(data) {
+            return options.isTerminal ? Data((Self.binaryNote + "\n").utf8) : data
+        }
+        if options.format || options.colors,
+            let formatted = JSONFormatter.format(data, indent: options.format ? 4 : 0, colors: options.colors)
+        {
+            let text = options.format ? formatted : formatted.replacingOccurrences(of: "\n", with: "")
+            return Data((text + "\n").utf8)
+        }
+        if options.isTerminal, data.last != UInt8(ascii: "\n") {
+            return data + Data("\n".utf8)
+        }
+        return data
+    }
+
+    /// Text is UTF-8 without NUL bytes; anything else is binary.
+    static func isBinary(_ data: Data) -> Bool {
+        data.contains(0) || String(data: data, encoding: .utf8) == nil
+    }
+
+    // MARK: - Colours
+
+    private enum Bold {
+        static let code = "\u{1B}[1m"
+    }
+
+    private func headerLine(_ name: String, _ value: String) -> String {
+        paint(name, "\u{1B}[36m") + ": " + value
+    }
+
+    private func paint(_ text: String, _ color: String) -> String {
+        options.colors ? color + text + JSONFormatter.Style.reset : text
+    }
+
+    private static func statusColor(_ code: Int) -> String {
+        switch code {
+        case 200..<300: return "\u{1B}[32m"
+        case 300..<400: return "\u{1B}[33m"
+        default: return "\u{1B}[31m"
+        }
+    }
+
+    /// The standard reason phrase (Foundation on Linux has only lower-case descriptions).
+    static func reasonPhrase(_ code: Int) -> String {
+        let phrases: [Int: String] = [
+            100: "Continue", 101: "Switching Protocols", 200: "OK", 201: "Created", 202: "Accepted",
+            203: "Non-Authoritative Information", 204: "No Content", 205: "Reset Content", 206: "Partial Content",
+            300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+            305: "Use Proxy", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
+            401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
+            405: "Method Not Allowed", 406: "Not Acceptable", 407: "Proxy Authentication Required",
+            408: "Request Timeout", 409: "Conflict", 410: "Gone", 411: "Length Required",
+            412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long",
+            415: "Unsupported Media Type", 416: "Range Not Satisfiable", 417: "Expectation Failed",
+            418: "I'm a teapot", 422: "Unprocessable Content", 429: "Too Many Requests",
+            500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+            504: "Gateway Timeout", 505: "HTTP Version Not Supported",
+        ]
+        return phrases[code] ?? HTTPURLResponse.localizedString(forStatusCode: code).capitalized
+    }
+}
