@@ -16,10 +16,10 @@ struct DemoCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Size of the generated file uploaded as a multipart part, in MiB.")
+    @Option(name: .customLong("upload-mib"), help: "Size of the generated file uploaded as a multipart part, in MiB.")
     var uploadMiB: Int = 64
 
-    @Option(help: "Size of the download, in MiB.")
+    @Option(name: .customLong("download-mib"), help: "Size of the download, in MiB.")
     var downloadMiB: Int = 64
 
     func validate() throws {

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `courier demo` run as a subprocess, the way the README's first command runs it.
+@Suite struct DemoCommandTests {
+    @Test func everyStepDoesWhatItSaysAndTheDemoExitsZero() async throws {
+        let run = try await CourierProcess.run(["demo"])
+        #expect(run.status == 0, "\(run)")
+        let output = run.output
+        let expectations = [
+            // 1. nested query parameters, encoded, and what the server saw
+            "[1] GET with nested query parameters",
+            "/get?page=1&user%5Bname%5D=Ada&user%5Btags%5D%5B%5D=x&user%5Btags%5D%5B%5D=y",
+            #"✓ 200; the server saw args {"page":"1","user[name]":"Ada","user[tags][]":["x","y"]}"#,
+            // 2. JSON echo
+            "[2] POST a JSON body",
+            "Content-Type: application/json",
+            "✓ echoed back as JSON, equal to what was sent",
+            // 3. multipart upload, digest confirmed
+            "[3] Multipart upload of a generated 64 MiB file",
+            "multipart/form-data, 2 parts",
+            "equal to the body sent",
+            // 4. download task
+            "[4] Download task of 64 MiB",
+            "✓ 67,108,864 bytes at the destination, every byte the server's a…z pattern",
+            // 5. validation errors as a user reads them
+            "[5] Responses that fail validation",
+            "rejected, as a user sees it: Request failed: client error (418)",
+            "rejected, as a user sees it: Request failed: unacceptable content-type: text/html",
+            // 6. TLS accepted and rejected
+            "[6] HTTPS",
+            "✓ accepted: 200",
+            "✓ rejected: ",
+            // 7. the waterfall
+            "[7] Timing waterfall",
+            "DNS      |", "connect  |", "TLS      |", "request  |", "wait     |", "download |",
+            "All 7 steps did what they said",
+        ]
+        for expected in expectations {
+            #expect(output.contains(expected), "missing \(expected)\n\(run)")
+        }
+        #expect(!output.contains("FAILED"), "\(run)")
+        // Piped, the progress bars print one final line each and never redraw in place.
+        #expect(!output.contains("\r"))
+        #expect(output.components(separatedBy: "] 100%").count - 1 == 2, "\(run)")
+    }
+
+    @Test func sizesAreValidated() async throws {
+        let run = try await CourierProcess.run(["demo", "--upload-mib", "0"])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("--upload-mib and --download-mib must be at least 1"), "\(run)")
+    }
+}
