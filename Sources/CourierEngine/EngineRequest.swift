@@ -120,7 +120,8 @@ public struct RequestBody: Sendable {
         }
     }
 
-    var isReplayable: Bool {
+    /// Whether the body can be sent again as is (bytes and files can; a stream was consumed).
+    public var isReplayable: Bool {
         if case .stream = storage { return false }
         return true
     }

@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Synchronization
+import Testing
 
 /// What one task's completion delivered, and how many times it was called.
 final class CompletionRecorder: Sendable {
@@ -68,4 +69,15 @@ func withSessionServer<T>(_ body: (TestServer) async throws -> T) async throws -
         try? await server.shutdown()
         throw error
     }
+}
+
+/// Polls `condition` every 20 ms for up to `seconds`; records a failure when it never holds.
+/// For progress that happens asynchronously on a machine that may be busy.
+func eventually(within seconds: Double = 20, _ condition: () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    if !condition() { Issue.record("condition not met within \(seconds) s") }
 }

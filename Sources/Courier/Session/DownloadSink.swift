@@ -4,26 +4,46 @@ import Foundation
 import NIOCore
 import Synchronization
 
-/// Writes a download's body to a temporary file off the event loop, with backpressure: when
-/// more than 4 MiB wait to be written, the engine stops reading the socket until the disk
-/// catches up to 1 MiB.
+/// Writes a download's body to a file off the event loop, with backpressure: when more than
+/// 4 MiB wait to be written, the engine stops reading the socket until the disk catches up to
+/// 1 MiB.
 final class DownloadSink: Sendable {
     private static let pauseAbove = 4 << 20
     private static let resumeBelow = 1 << 20
 
+    /// The file written: a new temporary file, or a resumed download's partial file.
     let temporaryURL: URL
+    /// Whether the file is the caller's partial file (never deleted by the session).
+    let isCallersFile: Bool
     private let handle: FileHandle
     private let queue = DispatchQueue(label: "courier.download-sink")
-    private let pending = Mutex<(bytes: Int, paused: Bool, failed: (any Error)?)>((0, false, nil))
+    private let pending = Mutex<(bytes: Int, paused: Bool, failed: (any Error)?, written: Int64)>((0, false, nil, 0))
 
-    init() throws {
+    /// A sink writing a new file in the temporary directory.
+    convenience init() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("CourierDownload-\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CourierError.cannotMoveDownloadedFile(from: url, to: url, reason: "cannot create a temporary file")
+        try self.init(fileURL: url, appending: false, isCallersFile: false)
+    }
+
+    /// A sink writing `fileURL`: after its current end when `appending`, else from empty.
+    init(fileURL url: URL, appending: Bool, isCallersFile: Bool) throws {
+        if !appending || !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw CourierError.cannotWriteDownloadFile(path: url.path, reason: "cannot create the file")
+            }
+        }
+        do {
+            self.handle = try FileHandle(forWritingTo: url)
+            if appending { try handle.seekToEnd() }
+        } catch {
+            throw CourierError.cannotWriteDownloadFile(path: url.path, reason: "\(error)")
         }
         self.temporaryURL = url
-        self.handle = try FileHandle(forWritingTo: url)
+        self.isCallersFile = isCallersFile
     }
+
+    /// Bytes written to the file by this sink so far.
+    var bytesWritten: Int64 { pending.withLock { $0.written } }
 
     /// Queues `buffer` for writing; pauses `engineTask`'s reading when too much waits.
     func write(_ buffer: ByteBuffer, backpressure engineTask: EngineTask?) {
@@ -38,12 +58,14 @@ final class DownloadSink: Sendable {
         }
         if pause { engineTask?.setReadingPaused(true) }
         queue.async { [self] in
+            var failure: (any Error)?
             do {
                 try self.handle.write(contentsOf: Data(buffer.readableBytesView))
             } catch {
-                self.pending.withLock { $0.failed = error }
+                failure = error
             }
             let resume = self.pending.withLock { state -> Bool in
+                if let failure { state.failed = failure } else { state.written += Int64(count) }
                 state.bytes -= count
                 if state.paused && state.bytes < Self.resumeBelow {
                     state.paused = false

@@ -30,8 +30,10 @@ extension HTTPSessionManager {
             return nil
         }
         let box = TaskBox<UploadTask>()
-        let task = uploadTask(withStreamedRequest: multipart.urlRequest, body: multipart.makeRequestBody(), progress: progress) {
-            _, object, error in
+        let task = uploadTask(
+            withStreamedRequest: multipart.urlRequest, body: multipart.makeRequestBody(),
+            bodyFactory: { multipart.makeRequestBody() }, progress: progress
+        ) { _, object, error in
             guard let task = box.task else { return }
             if let error { failure?(task, error) } else { success?(task, object) }
         }

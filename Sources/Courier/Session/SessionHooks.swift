@@ -11,6 +11,10 @@ public enum ResponseDisposition: Sendable {
     case allow
     /// Cancel the task.
     case cancel
+    /// Write the rest of the body to a file: a ``DownloadTask`` takes the data task's place
+    /// (the data-task-did-become-download-task block receives both), and the completion
+    /// receives the file's URL. The manager's download-did-finish block picks where it goes.
+    case becomeDownload
 }
 
 /// An HTTP authentication challenge: the server answered 401 with `WWW-Authenticate`.
@@ -52,6 +56,7 @@ struct SessionHooks: Sendable {
     var taskDidFinishCollectingMetrics: (@Sendable (SessionTask, EngineMetrics) -> Void)?
     var dataTaskDidReceiveResponse: (@Sendable (DataTask, HTTPURLResponse) -> ResponseDisposition)?
     var dataTaskDidReceiveData: (@Sendable (DataTask, Data) -> Void)?
+    var dataTaskDidBecomeDownloadTask: (@Sendable (DataTask, DownloadTask) -> Void)?
     var downloadTaskDidFinishDownloading: (@Sendable (DownloadTask, URL) -> URL?)?
     var downloadTaskDidWriteData: (@Sendable (DownloadTask, Int64, Int64, Int64) -> Void)?
     var downloadTaskDidResume: (@Sendable (DownloadTask, Int64, Int64) -> Void)?

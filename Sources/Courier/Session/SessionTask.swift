@@ -14,8 +14,7 @@ import Synchronization
 /// Every task calls its completion handler exactly once. Thread-safe.
 ///
 /// `@unchecked Sendable`: all mutable state lives in `snapshot` and `delegateBox`, behind
-/// mutexes; the subclasses
-/// (``DataTask``, ``UploadTask``, ``DownloadTask``) add none.
+/// mutexes; the subclasses (``DataTask``, ``UploadTask``, ``DownloadTask``) add none.
 public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// A task's life, as `URLSessionTask.State`.
     public enum State: Int, Sendable {
@@ -40,20 +39,41 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         var countOfBytesExpectedToReceive: Int64 = -1
         var error: (any Error)?
         var metrics: EngineMetrics?
+        var resumeData: DownloadResumeData?
+    }
+
+    /// The state behind a task. A class so that a data task that becomes a download task
+    /// shares it with the new task: both show the same transfer.
+    final class SharedSnapshot: Sendable {
+        private let mutex: Mutex<Snapshot>
+
+        init(_ snapshot: Snapshot) { mutex = Mutex(snapshot) }
+
+        func withLock<R>(_ body: (inout Snapshot) throws -> R) rethrows -> R {
+            try mutex.withLock { try body(&$0) }
+        }
     }
 
     /// Unique among the tasks of one manager.
     public let taskIdentifier: Int
     /// The request as the task was created with.
     public let originalRequest: URLRequest?
-    let snapshot: Mutex<Snapshot>
+    let snapshot: SharedSnapshot
     /// Set right after creation by the manager; the object that runs the task.
     let delegateBox = Mutex<TaskDelegate?>(nil)
 
     init(taskIdentifier: Int, request: URLRequest) {
         self.taskIdentifier = taskIdentifier
         self.originalRequest = request
-        self.snapshot = Mutex(Snapshot(currentRequest: request))
+        self.snapshot = SharedSnapshot(Snapshot(currentRequest: request))
+    }
+
+    /// A second face of `other`'s transfer, with its own identifier (a data task that became a
+    /// download task).
+    init(taskIdentifier: Int, sharingStateWith other: SessionTask) {
+        self.taskIdentifier = taskIdentifier
+        self.originalRequest = other.originalRequest
+        self.snapshot = other.snapshot
     }
 
     var delegate: TaskDelegate? { delegateBox.withLock { $0 } }
@@ -123,4 +143,20 @@ public final class DataTask: SessionTask, @unchecked Sendable {}
 public final class UploadTask: SessionTask, @unchecked Sendable {}
 
 /// A task that streams the response body to a file. `NSURLSessionDownloadTask`.
-public final class DownloadTask: SessionTask, @unchecked Sendable {}
+public final class DownloadTask: SessionTask, @unchecked Sendable {
+    /// What it takes to continue this download, once it failed or was cancelled with
+    /// ``cancel(byProducingResumeData:)`` after receiving part of the body; nil otherwise.
+    /// Pass it to ``URLSessionManager/downloadTask(withResumeData:progress:destination:completionHandler:)``.
+    public var resumeData: DownloadResumeData? { snapshot.withLock { $0.resumeData } }
+
+    /// Cancels the download and keeps what arrived so far. `handler` receives the resume data
+    /// (nil when nothing usable arrived) before the completion handler runs; the partial file
+    /// stays where ``DownloadResumeData/partialFileURL`` says until it is resumed or removed.
+    public func cancel(byProducingResumeData handler: @escaping @Sendable (DownloadResumeData?) -> Void) {
+        guard let delegate else {
+            handler(nil)
+            return
+        }
+        delegate.cancel(producingResumeData: handler)
+    }
+}

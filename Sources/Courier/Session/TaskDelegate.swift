@@ -38,17 +38,34 @@ final class TaskDelegate: Sendable {
         var download: DownloadSink?
         var cancelRequested = false
         var hopUploadBase: Int64 = 0
+        /// Whether the body goes to a file (a download task, or a data task that became one).
+        var isDownload = false
+        /// A failure found by the session itself (a download file that can't be written, a
+        /// body that can't be replayed); it wins over the engine's cancellation error.
+        var failure: (any Error)?
+        /// Set by `cancel(producingResumeData:)`.
+        var resumeDataHandler: (@Sendable (DownloadResumeData?) -> Void)?
+        /// A resumed download whose partial file already held the whole resource (416).
+        var alreadyComplete = false
     }
 
     let kind: Kind
-    let task: SessionTask
+    /// The task this delegate runs; replaced once when a data task becomes a download task.
+    private let currentTask: Mutex<SessionTask>
+    var task: SessionTask { currentTask.withLock { $0 } }
+    /// The download this task resumes, if any.
+    private let resumeData: DownloadResumeData?
+    /// Makes the body again for a redirect or retry when it can't be replayed (a multipart
+    /// form re-reads its parts).
+    private let bodyFactory: (@Sendable () -> RequestBody?)?
     /// The two `Progress` objects, made on first use (most tasks never ask: Foundation's
     /// `Progress` is costly enough to show in small-request throughput).
     private let progressObjects = Mutex<(upload: Progress?, download: Progress?)>((nil, nil))
     /// Totals and completed counts behind the progress objects: (upload total, download total).
     private let progressTotals = Mutex<(upload: Int64, download: Int64)>((-1, -1))
 
-    private let body: RequestBody?
+    /// The body sent with the next request (replaced when a redirect needs a fresh stream).
+    private let body: Mutex<RequestBody?>
     private let uploadProgressHandler: (@Sendable (Progress) -> Void)?
     private let downloadProgressHandler: (@Sendable (Progress) -> Void)?
     private let completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
@@ -109,12 +126,17 @@ final class TaskDelegate: Sendable {
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
         completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?,
-        serializer: (any ResponseSerializer)? = nil
+        serializer: (any ResponseSerializer)? = nil,
+        resumeData: DownloadResumeData? = nil,
+        bodyFactory: (@Sendable () -> RequestBody?)? = nil
     ) {
         self.serializerOverride = serializer
         self.kind = kind
-        self.task = task
-        self.body = body
+        self.currentTask = Mutex(task)
+        self.resumeData = resumeData
+        self.bodyFactory = bodyFactory
+        self.body = Mutex(body)
+        if case .download = kind { state.withLock { $0.isDownload = true } }
         self.core = core
         self.uploadProgressHandler = uploadProgress
         self.downloadProgressHandler = downloadProgress
@@ -181,24 +203,29 @@ final class TaskDelegate: Sendable {
         }
     }
 
+    /// Cancels a download, keeping its partial file and handing over the resume data.
+    func cancel(producingResumeData handler: @escaping @Sendable (DownloadResumeData?) -> Void) {
+        let accepted = state.withLock { state -> Bool in
+            guard !state.completed, state.resumeDataHandler == nil else { return false }
+            state.resumeDataHandler = handler
+            return true
+        }
+        guard accepted else {
+            handler(nil)
+            return
+        }
+        cancel()
+    }
+
     // MARK: - Sending
 
     private func send(_ request: URLRequest) {
         let engineRequest: EngineRequest
         do {
-            engineRequest = try core.engineRequest(for: request, body: body)
+            engineRequest = try core.engineRequest(for: request, body: body.withLock { $0 })
         } catch {
             complete(response: nil, error: error, metrics: nil)
             return
-        }
-        if case .download = kind {
-            do {
-                let sink = try DownloadSink()
-                state.withLock { $0.download = sink }
-            } catch {
-                complete(response: nil, error: error, metrics: nil)
-                return
-            }
         }
         let engineTask = core.engine.execute(engineRequest) { [self] event in
             self.handle(event)
@@ -277,15 +304,89 @@ final class TaskDelegate: Sendable {
         }
         _ = updateProgress(.download, total: response.expectedContentLength, completed: 0)
         if let dataTask = task as? DataTask, let hook = core.hooks.dataTaskDidReceiveResponse {
-            if case .cancel = hook(dataTask, response) {
-                cancel()
+            switch hook(dataTask, response) {
+            case .allow: break
+            case .cancel: cancel()
+            case .becomeDownload: becomeDownload(dataTask)
             }
+        }
+        if state.withLock({ $0.isDownload }) {
+            openDownloadFile(for: response, status: status)
         }
     }
 
+    /// AFN's did-become-download-task: the rest of the body goes to a file, and a new
+    /// ``DownloadTask`` (sharing this transfer's state) takes the data task's place.
+    private func becomeDownload(_ dataTask: DataTask) {
+        let downloadTask = core.replace(dataTask, withDownloadTaskRunBy: self)
+        currentTask.withLock { $0 = downloadTask }
+        state.withLock { $0.isDownload = true }
+        core.hooks.dataTaskDidBecomeDownloadTask?(dataTask, downloadTask)
+    }
+
+    /// Picks the file the body goes to: a resumed download appends to its partial file on 206,
+    /// starts it over on 200, and is already complete on 416 when the file holds the whole
+    /// resource; anything else goes to a new temporary file.
+    private func openDownloadFile(for response: HTTPURLResponse, status: Int) {
+        do {
+            let sink: DownloadSink?
+            if let resumeData {
+                let offset = resumeData.offset
+                let range = Self.contentRange(response.value(forHTTPHeaderField: "Content-Range"))
+                if status == 206, offset > 0, range?.start == offset {
+                    sink = try DownloadSink(fileURL: resumeData.partialFileURL, appending: true, isCallersFile: true)
+                    let total = range?.total ?? (response.expectedContentLength >= 0 ? offset + response.expectedContentLength : -1)
+                    resumed(at: offset, expectedTotal: total)
+                } else if status == 200 {
+                    sink = try DownloadSink(fileURL: resumeData.partialFileURL, appending: false, isCallersFile: true)
+                    resumed(at: 0, expectedTotal: response.expectedContentLength)
+                } else if status == 416, offset > 0, range?.total == offset {
+                    state.withLock { $0.alreadyComplete = true }
+                    sink = nil
+                } else {
+                    sink = try DownloadSink()
+                }
+            } else {
+                sink = try DownloadSink()
+            }
+            state.withLock { $0.download = sink }
+        } catch {
+            let engineTask = state.withLock { state in
+                state.failure = error
+                return state.engineTask
+            }
+            engineTask?.cancel()
+        }
+    }
+
+    /// Reports a resumed download's starting point (AFN's did-resume-at-offset).
+    private func resumed(at offset: Int64, expectedTotal: Int64) {
+        task.snapshot.withLock { snapshot in
+            snapshot.countOfBytesReceived = offset
+            snapshot.countOfBytesExpectedToReceive = expectedTotal
+        }
+        if let progress = updateProgress(.download, total: expectedTotal, completed: offset) {
+            downloadProgressHandler?(progress)
+        }
+        if let downloadTask = task as? DownloadTask {
+            core.hooks.downloadTaskDidResume?(downloadTask, offset, expectedTotal)
+        }
+    }
+
+    /// `bytes 10-99/100` → (10, 100); `bytes */100` → (nil, 100). Total nil when `*`.
+    static func contentRange(_ header: String?) -> (start: Int64?, total: Int64?)? {
+        guard let header, header.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let start = parts[0].split(separator: "-").first.flatMap { Int64($0) }
+        return (start, Int64(parts[1]))
+    }
+
     private func handleBody(_ buffer: ByteBuffer) {
-        let (continuation, sink): (Continuation, DownloadSink?) = state.withLock { ($0.continuation, $0.download) }
+        let (continuation, sink, isDownload) = state.withLock { ($0.continuation, $0.download, $0.isDownload) }
         guard case .deliver = continuation else { return }  // a redirect or 401 body: discarded
+        if isDownload && sink == nil { return }  // a download already complete (416), or failing
         let received = task.snapshot.withLock { snapshot in
             snapshot.countOfBytesReceived += Int64(buffer.readableBytes)
             return snapshot.countOfBytesReceived
@@ -316,8 +417,17 @@ final class TaskDelegate: Sendable {
             return state.continuation
         }
         if let error {
-            let cancelled = state.withLock { $0.cancelRequested }
-            complete(response: task.response, error: cancelled ? CourierError.cancelled(url: task.currentRequest?.url) : core.courierError(error, url: task.currentRequest?.url), metrics: metrics)
+            let (cancelled, failure) = state.withLock { ($0.cancelRequested, $0.failure) }
+            let url = task.currentRequest?.url
+            let reported: any Error
+            if let failure {
+                reported = failure
+            } else if cancelled {
+                reported = CourierError.cancelled(url: url)
+            } else {
+                reported = core.courierError(error, url: url)
+            }
+            complete(response: task.response, error: reported, metrics: metrics)
             return
         }
         switch continuation {
@@ -339,6 +449,7 @@ final class TaskDelegate: Sendable {
     }
 
     private func startNextHop(_ next: URLRequest) {
+        let previousMethod = task.currentRequest?.httpMethod ?? "GET"
         let cancelled = state.withLock { state in
             state.engineTask = nil
             state.data.removeAll()
@@ -349,11 +460,31 @@ final class TaskDelegate: Sendable {
             complete(response: nil, error: CourierError.cancelled(url: next.url), metrics: nil)
             return
         }
+        if !prepareBodyForNextHop(next, previousMethod: previousMethod) {
+            complete(response: nil, error: CourierError.requestBodyNotReplayable(url: next.url), metrics: nil)
+            return
+        }
         task.snapshot.withLock { snapshot in
             snapshot.currentRequest = next
             snapshot.countOfBytesReceived = 0
         }
         send(next)
+    }
+
+    /// Makes sure the body can be sent again: bytes and files replay; a stream comes from the
+    /// need-new-body-stream block, else from the task's own factory (multipart forms). A
+    /// redirect that changed the method (POST → GET) sends no body. False: nothing to send.
+    private func prepareBodyForNextHop(_ next: URLRequest, previousMethod: String) -> Bool {
+        guard let current = body.withLock({ $0 }) else { return true }
+        if (next.httpMethod ?? "GET").uppercased() != previousMethod.uppercased() {
+            body.withLock { $0 = nil }
+            return true
+        }
+        if current.isReplayable { return true }
+        let fresh = core.hooks.taskNeedNewBodyStream?(task) ?? bodyFactory?()
+        guard let fresh else { return false }
+        body.withLock { $0 = fresh }
+        return true
     }
 
     // MARK: - Authentication
@@ -420,19 +551,27 @@ final class TaskDelegate: Sendable {
         var error = transportError
         let serializer = serializerOverride ?? core.responseSerializer
         var assetURL: URL?
-        if let sink {
-            let temporary = sink.close()
-            if transportError == nil, let temporary, let downloadTask = task as? DownloadTask, let response {
-                assetURL = moveDownload(downloadTask, from: temporary, response: response)
-            } else if let temporary {
-                try? FileManager.default.removeItem(at: temporary)
-            }
+        let (isDownload, alreadyComplete, resumeDataHandler) = state.withLock {
+            ($0.isDownload, $0.alreadyComplete, $0.resumeDataHandler)
         }
+        var producedResumeData: DownloadResumeData?
+        if let sink {
+            let written = sink.close()
+            if transportError == nil, let written, let downloadTask = task as? DownloadTask, let response {
+                assetURL = moveDownload(downloadTask, from: written, response: response)
+            } else if let written {
+                producedResumeData = partialDownload(at: written, sink: sink, response: response, keep: resumeDataHandler != nil || !Self.isCancellation(transportError))
+            }
+        } else if alreadyComplete, transportError == nil, let resumeData, let downloadTask = task as? DownloadTask, let response {
+            assetURL = moveDownload(downloadTask, from: resumeData.partialFileURL, response: response)
+        }
+        if let producedResumeData { task.snapshot.withLock { $0.resumeData = producedResumeData } }
+        resumeDataHandler?(producedResumeData)
         if transportError == nil {
-            let result = serializer.serializeResponseErased(response, data: sink == nil ? data : nil)
+            let result = serializer.serializeResponseErased(response, data: sink == nil && !isDownload ? data : nil)
             object = Self.unwrapOptional(result.object)
-            error = result.error
-            if case .download = kind { object = assetURL }
+            error = alreadyComplete ? nil : result.error
+            if isDownload { object = assetURL }
         }
         task.snapshot.withLock { snapshot in
             snapshot.state = .completed
@@ -454,6 +593,27 @@ final class TaskDelegate: Sendable {
         }
     }
 
+    /// A download that ended early: keeps the file and describes how to resume it when asked
+    /// to (or when the transfer failed) and the server sent the resource itself (200 or 206);
+    /// otherwise removes a temporary file. The caller's partial file is never removed.
+    private func partialDownload(at file: URL, sink: DownloadSink, response: HTTPURLResponse?, keep: Bool) -> DownloadResumeData? {
+        let usable = keep && (response?.statusCode == 200 || response?.statusCode == 206)
+        if usable, sink.bytesWritten > 0 || sink.isCallersFile, let original = task.originalRequest {
+            var request = resumeData?.request ?? original
+            request.setValue(nil, forHTTPHeaderField: "Range")
+            request.setValue(nil, forHTTPHeaderField: "If-Range")
+            let validator = response.flatMap(DownloadResumeData.validator(of:)) ?? resumeData?.validator
+            return DownloadResumeData(request: request, partialFileURL: file, validator: validator)
+        }
+        if !sink.isCallersFile { try? FileManager.default.removeItem(at: file) }
+        return nil
+    }
+
+    private static func isCancellation(_ error: (any Error)?) -> Bool {
+        if case .cancelled = error as? CourierError { return true }
+        return false
+    }
+
     private func moveDownload(_ downloadTask: DownloadTask, from temporary: URL, response: HTTPURLResponse) -> URL? {
         var destination: URL?
         if let hook = core.hooks.downloadTaskDidFinishDownloading {
@@ -463,6 +623,10 @@ final class TaskDelegate: Sendable {
             destination = taskDestination(temporary, response)
         }
         guard let destination else { return temporary }
+        if destination.standardizedFileURL.path == temporary.standardizedFileURL.path {
+            core.downloadMoved(downloadTask, to: destination)  // resumed in place: nothing to move
+            return destination
+        }
         do {
             if FileManager.default.fileExists(atPath: destination.path) {
                 try FileManager.default.removeItem(at: destination)

@@ -49,7 +49,8 @@ extension URLSessionManager {
         updateHooks { $0.taskDidFinishCollectingMetrics = block }
     }
 
-    /// Decides what a data task does with its response: allow (default) or cancel.
+    /// Decides what a data task does with its response: allow (default), cancel, or become a
+    /// download task.
     public func setDataTaskDidReceiveResponseBlock(
         _ block: (@Sendable (DataTask, HTTPURLResponse) -> ResponseDisposition)?
     ) {
@@ -59,6 +60,12 @@ extension URLSessionManager {
     /// Called with each chunk of a data task's body (also gathered for the completion).
     public func setDataTaskDidReceiveDataBlock(_ block: (@Sendable (DataTask, Data) -> Void)?) {
         updateHooks { $0.dataTaskDidReceiveData = block }
+    }
+
+    /// Called when a data task became a download task (its response block answered
+    /// ``ResponseDisposition/becomeDownload``): (the data task, the download task replacing it).
+    public func setDataTaskDidBecomeDownloadTaskBlock(_ block: (@Sendable (DataTask, DownloadTask) -> Void)?) {
+        updateHooks { $0.dataTaskDidBecomeDownloadTask = block }
     }
 
     /// Chooses where finished downloads go. It wins over a task's own destination; returning

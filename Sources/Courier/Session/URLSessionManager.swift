@@ -151,7 +151,9 @@ public class URLSessionManager: @unchecked Sendable {
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
         completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?,
-        serializer: (any ResponseSerializer)? = nil
+        serializer: (any ResponseSerializer)? = nil,
+        resumeData: DownloadResumeData? = nil,
+        bodyFactory: (@Sendable () -> RequestBody?)? = nil
     ) -> T {
         let (task, invalidated): (T, Bool) = registry.withLock { registry in
             registry.nextIdentifier += 1
@@ -163,7 +165,7 @@ public class URLSessionManager: @unchecked Sendable {
         let delegate = TaskDelegate(
             kind: kind, task: task, body: body, core: self,
             uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion,
-            serializer: serializer
+            serializer: serializer, resumeData: resumeData, bodyFactory: bodyFactory
         )
         task.delegateBox.withLock { $0 = delegate }
         if invalidated {
@@ -227,11 +229,23 @@ public class URLSessionManager: @unchecked Sendable {
         progress: (@Sendable (Progress) -> Void)? = nil,
         completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil
     ) -> UploadTask {
+        uploadTask(withStreamedRequest: request, body: body, bodyFactory: nil, progress: progress, completionHandler: completionHandler)
+    }
+
+    /// The streamed upload, with a factory that makes the body again when a redirect (307,
+    /// 308) or an authentication retry must resend it.
+    func uploadTask(
+        withStreamedRequest request: URLRequest,
+        body: RequestBody?,
+        bodyFactory: (@Sendable () -> RequestBody?)?,
+        progress: (@Sendable (Progress) -> Void)?,
+        completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
+    ) -> UploadTask {
         let streamed = body ?? Self.body(of: request)
         return register(
             { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload,
             body: streamed,
-            uploadProgress: progress, downloadProgress: nil, completion: completionHandler)
+            uploadProgress: progress, downloadProgress: nil, completion: completionHandler, bodyFactory: bodyFactory)
     }
 
     /// A task that streams the response body to a temporary file, then moves it to
@@ -254,6 +268,44 @@ public class URLSessionManager: @unchecked Sendable {
             body: Self.body(of: request),
             uploadProgress: nil, downloadProgress: progress,
             completion: completion)
+    }
+
+    /// A task that continues a download from `resumeData`: it asks for the bytes after the
+    /// partial file's end (`Range`, plus `If-Range` with the validator), appends them on 206,
+    /// starts the file over on 200, and finishes at once on 416 when the file is already
+    /// whole. The did-resume block and the progress start from the offset. Then, as any
+    /// download, the file moves to `destination` (returning the partial file's own URL keeps
+    /// it in place). Not resumed.
+    @discardableResult
+    public func downloadTask(
+        withResumeData resumeData: DownloadResumeData,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        destination: (@Sendable (URL, HTTPURLResponse) -> URL)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void)? = nil
+    ) -> DownloadTask {
+        let request = resumeData.rangeRequest(offset: resumeData.offset)
+        var completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
+        if let completionHandler {
+            completion = { response, object, error in completionHandler(response, object as? URL, error) }
+        }
+        return register(
+            { DownloadTask(taskIdentifier: $0, request: request) }, kind: .download(destination: destination),
+            body: nil, uploadProgress: nil, downloadProgress: progress, completion: completion,
+            resumeData: resumeData)
+    }
+
+    /// Registers a download task that takes `dataTask`'s place (sharing its state), run by
+    /// `delegate`; `dataTask` leaves the task list.
+    func replace(_ dataTask: DataTask, withDownloadTaskRunBy delegate: TaskDelegate) -> DownloadTask {
+        let downloadTask: DownloadTask = registry.withLock { registry in
+            registry.nextIdentifier += 1
+            let task = DownloadTask(taskIdentifier: registry.nextIdentifier, sharingStateWith: dataTask)
+            registry.tasks.removeValue(forKey: dataTask.taskIdentifier)
+            if !registry.invalidated { registry.tasks[task.taskIdentifier] = task }
+            return task
+        }
+        downloadTask.delegateBox.withLock { $0 = delegate }
+        return downloadTask
     }
 
     static func body(of request: URLRequest) -> RequestBody? {
