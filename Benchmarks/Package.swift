@@ -13,9 +13,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
+        // Shared by both harnesses: CPU and peak-RSS readings, machine load, child processes.
+        .target(
+            name: "BenchSupport",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         .executableTarget(
             name: "courier-bench",
             dependencies: [
+                "BenchSupport",
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierEngine", package: "Courier"),
                 .product(name: "CourierTestServer", package: "Courier"),
@@ -26,7 +32,18 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
-        )
+        ),
+        // The serializers alone, no network: query strings, JSON parsing, multipart framing.
+        .executableTarget(
+            name: "courier-serializer-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// The table on stdout and the `--json` file.
@@ -151,11 +152,4 @@ struct Report {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(JSONFile(results: results)) + Data("\n".utf8)
     }
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return 0 }
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }

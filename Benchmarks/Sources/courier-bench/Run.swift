@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchSupport
 import CourierTestServer
 import Foundation
 
@@ -76,11 +77,6 @@ struct Run: AsyncParsableCommand {
         }
         if report.hasProblems { throw ExitCode(1) }
     }
-}
-
-/// Prints a progress line to stderr (stdout carries the table).
-func log(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
 /// Where each case goes and how its work is checked.

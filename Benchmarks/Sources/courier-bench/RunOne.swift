@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchSupport
 import Foundation
 import NIOCore
 import Synchronization

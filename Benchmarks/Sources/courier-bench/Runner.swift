@@ -1,5 +1,5 @@
+import BenchSupport
 import Foundation
-import Synchronization
 
 /// One client's run of one case, as measured by its child process and checked by the parent.
 struct Measurement: Sendable {
@@ -187,41 +187,6 @@ struct Runner {
     /// Runs `executable arguments`, returns its stdout and exit status; stderr passes through.
     /// Kills it (SIGKILL) after `killAfter` seconds.
     static func spawn(_ executable: String, _ arguments: [String], killAfter: Double) async -> (Data, Int32) {
-        await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Int32), Never>) in
-            Thread.detachNewThread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                let pipe = Pipe()
-                process.standardOutput = pipe
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(returning: (Data("cannot start \(executable): \(error)".utf8), -1))
-                    return
-                }
-                let pid = process.processIdentifier
-                let finished = Flag()
-                DispatchQueue.global().asyncAfter(deadline: .now() + killAfter) {
-                    if !finished.value.load(ordering: .acquiring) { kill(pid, SIGKILL) }
-                }
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                finished.value.store(true, ordering: .releasing)
-                continuation.resume(returning: (data, process.terminationStatus))
-            }
-        }
+        await spawnChild(executable, arguments, killAfter: killAfter)
     }
-}
-
-final class Flag: Sendable {
-    let value = Atomic<Bool>(false)
-}
-
-func formatValue(_ value: Double) -> String {
-    let formatter = NumberFormatter()
-    formatter.numberStyle = .decimal
-    formatter.maximumFractionDigits = value < 100 ? 1 : 0
-    formatter.minimumFractionDigits = 0
-    return formatter.string(from: NSNumber(value: value)) ?? String(format: "%.0f", value)
 }

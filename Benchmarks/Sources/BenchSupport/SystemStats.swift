@@ -1,15 +1,15 @@
 import Foundation
 
 /// CPU time and peak RSS from getrusage(2).
-struct ResourceUsage: Sendable {
-    var userMicros: Int64
-    var systemMicros: Int64
+public struct ResourceUsage: Sendable {
+    public var userMicros: Int64
+    public var systemMicros: Int64
     /// ru_maxrss: KiB on Linux.
-    var maxRSSKiB: Int64
+    public var maxRSSKiB: Int64
 
-    var cpuMicros: Int64 { userMicros + systemMicros }
+    public var cpuMicros: Int64 { userMicros + systemMicros }
 
-    static func current(_ who: __rusage_who = RUSAGE_SELF) -> ResourceUsage {
+    public static func current(_ who: __rusage_who = RUSAGE_SELF) -> ResourceUsage {
         var usage = rusage()
         getrusage(__rusage_who_t(who.rawValue), &usage)
         return ResourceUsage(
@@ -19,13 +19,13 @@ struct ResourceUsage: Sendable {
         )
     }
 
-    static func children() -> ResourceUsage { current(RUSAGE_CHILDREN) }
+    public static func children() -> ResourceUsage { current(RUSAGE_CHILDREN) }
 
     /// This process's own peak RSS, KiB: VmHWM from /proc/self/status. Not ru_maxrss: on
     /// Linux a child started with posix_spawn/fork+exec inherits the parent's high-water
     /// mark in ru_maxrss (execve folds the old mm's peak into it), so a child of a 43 MiB
     /// parent never reports less than 43 MiB.
-    static func peakRSSKiB() -> Int64 {
+    public static func peakRSSKiB() -> Int64 {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return current().maxRSSKiB }
@@ -34,16 +34,16 @@ struct ResourceUsage: Sendable {
 }
 
 /// The machine-wide CPU counters of /proc/stat's first line, in clock ticks (USER_HZ).
-struct MachineCPU: Sendable {
-    var busyTicks: Int64
-    var totalTicks: Int64
-    var stealTicks: Int64
+public struct MachineCPU: Sendable {
+    public var busyTicks: Int64
+    public var totalTicks: Int64
+    public var stealTicks: Int64
 
-    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-    static let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+    public static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+    public static let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
 
     /// Reads the aggregate `cpu` line: user nice system idle iowait irq softirq steal.
-    static func read() -> MachineCPU {
+    public static func read() -> MachineCPU {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
         else { return MachineCPU(busyTicks: 0, totalTicks: 0, stealTicks: 0) }
@@ -60,7 +60,7 @@ struct MachineCPU: Sendable {
 
 /// CPU seconds used so far by every process whose command name is `name` (nginx's master and
 /// worker), from /proc/PID/stat utime + stime.
-func processCPUSeconds(named name: String) -> Double {
+public func processCPUSeconds(named name: String) -> Double {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
     var ticks: Int64 = 0
     for entry in entries where entry.allSatisfy(\.isNumber) {
@@ -80,7 +80,7 @@ func processCPUSeconds(named name: String) -> Double {
 
 /// Names of running processes that look like a compiler or build (another session's
 /// `swift build`), which would pollute the numbers.
-func runningBuildProcesses() -> [String] {
+public func runningBuildProcesses() -> [String] {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
     let watched: Set<String> = ["swift-build", "swift-frontend", "swift-driver", "clang", "ld.gold", "ld.lld", "cc1", "swift-test"]
     var found: [String] = []
@@ -95,14 +95,14 @@ func runningBuildProcesses() -> [String] {
 /// Measures, over a window, how much CPU went to processes that are not part of the
 /// benchmark: machine busy time (user + nice + system + steal) minus this process, its
 /// waited-for children and nginx.
-struct ForeignLoadProbe {
+public struct ForeignLoadProbe {
     private let machine: MachineCPU
     private let selfUsage: ResourceUsage
     private let childUsage: ResourceUsage
     private let nginxSeconds: Double
     private let start: ContinuousClock.Instant
 
-    init() {
+    public init() {
         machine = MachineCPU.read()
         selfUsage = ResourceUsage.current()
         childUsage = ResourceUsage.children()
@@ -112,7 +112,7 @@ struct ForeignLoadProbe {
 
     /// The share of the whole machine (all cores) used by others since `init`, 0...1,
     /// and the share stolen by the host.
-    func foreignShare() -> (foreign: Double, steal: Double) {
+    public func foreignShare() -> (foreign: Double, steal: Double) {
         let now = MachineCPU.read()
         let elapsed = (ContinuousClock.now - start).seconds
         guard elapsed > 0 else { return (0, 0) }
@@ -128,7 +128,7 @@ struct ForeignLoadProbe {
 }
 
 extension Duration {
-    var seconds: Double {
+    public var seconds: Double {
         let (whole, fraction) = components
         return Double(whole) + Double(fraction) / 1e18
     }
