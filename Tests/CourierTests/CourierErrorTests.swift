@@ -45,4 +45,13 @@ import FoundationNetworking
         #expect(CourierError.requestSerializationFailed(.fileNotFound(path: "/x/y")).description.contains("/x/y"))
         #expect(CourierError.tooManyRedirects(url: nil, limit: 16).description == "Too many HTTP redirects (more than 16)")
     }
+
+    @Test func certificateMessagesNameTheProblemAndThePath() {
+        #expect(CourierError.invalidCertificate(reason: "no bytes").description == "Invalid certificate: no bytes")
+        let unreadable = CourierError.certificateFileUnreadable(path: "/pins/a.cer", reason: "permission denied")
+        #expect(unreadable.description == "Could not read the certificate file /pins/a.cer: permission denied")
+        let invalid = CourierError.invalidCertificateFile(path: "/pins/b.pem", reason: "malformed PEM text")
+        #expect(invalid.description == "The file /pins/b.pem does not hold a valid certificate: malformed PEM text")
+        #expect(invalid.errorDescription == invalid.description)
+    }
 }
