@@ -11,6 +11,9 @@ final class ProgressLine: Sendable {
         var done = false
     }
 
+    /// Erases what is left of a longer previous drawing.
+    private static let clearToEndOfLine = "\u{1B}[K"
+
     private let total: Int64
     private let start = Date()
     private let isTerminal = isatty(STDOUT_FILENO) == 1
@@ -31,7 +34,7 @@ final class ProgressLine: Sendable {
             guard isTerminal else { return nil }
             guard now.timeIntervalSince(state.lastDraw) > 0.05 || done == total else { return nil }
             state.lastDraw = now
-            return "\r    " + render(state.latest, now: now)
+            return "\r    " + render(state.latest, now: now) + Self.clearToEndOfLine
         }
         if let line {
             FileHandle.standardOutput.write(Data(line.utf8))
@@ -45,7 +48,9 @@ final class ProgressLine: Sendable {
         let line: String? = state.withLock { state in
             guard !state.done else { return nil }
             state.done = true
-            return (isTerminal ? "\r    " : "    ") + render(state.latest, now: now) + "\n"
+            return isTerminal
+                ? "\r    " + render(state.latest, now: now) + Self.clearToEndOfLine + "\n"
+                : "    " + render(state.latest, now: now) + "\n"
         }
         if let line {
             FileHandle.standardOutput.write(Data(line.utf8))
