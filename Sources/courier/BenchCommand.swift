@@ -1,4 +1,5 @@
 import ArgumentParser
+import Courier
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -43,6 +44,11 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Per-request idle and connect timeout, in seconds.", valueName: "seconds"))
     var timeout: Double = 30
 
+    @Option(help: ArgumentHelp(
+        "Trust the CA certificates in this PEM file (besides the system roots), e.g. the root-ca.pem `courier serve --tls` writes.",
+        valueName: "path"))
+    var cacert: String?
+
     @Flag(help: "Print the report as JSON.")
     var json = false
 
@@ -69,6 +75,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
         _ = try Self.parseURL(url)
         for header in headers { _ = try Self.parseHeader(header) }
+        if let cacert { _ = try Self.loadTrustRoots(cacert) }
     }
 
     func run() async throws {
@@ -85,7 +92,9 @@ struct BenchCommand: AsyncParsableCommand {
             print("courier bench \(request.httpMethod ?? "GET") \(url): \(budget), \(concurrency) in flight")
             fflush(nil)
         }
-        let runner = BenchRunner(request: request, limit: limit, concurrency: concurrency, timeout: timeout)
+        let trustRoots = try cacert.map(Self.loadTrustRoots) ?? []
+        let runner = BenchRunner(
+            request: request, limit: limit, concurrency: concurrency, timeout: timeout, additionalTrustRootsDER: trustRoots)
         let (tally, elapsed) = await runner.run()
         let report = BenchReport(url: url, method: request.httpMethod ?? "GET", concurrency: concurrency, tally: tally, elapsed: elapsed)
         print(json ? try report.json() : report.text, terminator: "")
@@ -93,6 +102,21 @@ struct BenchCommand: AsyncParsableCommand {
         if report.errors > 0 {
             FileHandle.standardError.write(Data("courier bench: \(report.errors) of \(report.requests) requests failed\n".utf8))
             throw ExitCode(1)
+        }
+    }
+
+    /// The DER bytes of every certificate in the PEM file at `path`.
+    static func loadTrustRoots(_ path: String) throws -> [[UInt8]] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ValidationError("Cannot read the CA file '\(path)': \(error.localizedDescription)")
+        }
+        do {
+            return try Certificate.certificates(pemEncoded: text).map(\.derBytes)
+        } catch {
+            throw ValidationError("The CA file '\(path)' holds no usable certificate: \(error)")
         }
     }
 

@@ -22,6 +22,8 @@ struct BenchRunner: Sendable {
     let limit: Limit
     let concurrency: Int
     let timeout: TimeInterval
+    /// Trusted besides the system roots (DER).
+    let additionalTrustRootsDER: [[UInt8]]
 
     /// Runs the benchmark and returns the tally and the wall time it took.
     func run() async -> (tally: BenchTally, elapsed: Duration) {
@@ -29,6 +31,7 @@ struct BenchRunner: Sendable {
         configuration.httpMaximumConnectionsPerHost = concurrency
         configuration.timeoutIntervalForRequest = timeout
         configuration.connectTimeout = timeout
+        configuration.tls.additionalTrustRootsDER = additionalTrustRootsDER
         let manager = URLSessionManager(configuration: configuration)
         let serializer = HTTPResponseSerializer()
         serializer.acceptableStatusCodes = nil

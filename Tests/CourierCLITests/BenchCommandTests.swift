@@ -83,12 +83,29 @@ import Testing
         (["bench", "ftp://example.com/x"], "is not an http or https URL"),
         (["bench", "http://127.0.0.1:1/get", "-H", "NoColon"], "has no ':'"),
         (["bench", "http://127.0.0.1:1/get", "-n", "5", "--duration", "1"], "either -n or --duration"),
+        (["bench", "http://127.0.0.1:1/get", "--cacert", "/nonexistent/ca.pem"], "Cannot read the CA file"),
     ])
     func badInputIsRefusedWithAMessage(arguments: [String], message: String) async throws {
         let run = try await CourierProcess.run(arguments)
         #expect(run.status != 0, "\(run)")
         #expect(run.errors.contains(message), "\(run)")
         #expect(!run.output.contains("requests in"), "nothing was sent")
+    }
+
+    @Test func httpsWithTheTestCATrustedAndWithout() async throws {
+        let server = try await TestServer.start(.init(tls: .valid))
+        let directory = try CourierProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let caFile = directory.appendingPathComponent("root-ca.pem")
+        try Data(server.certificateAuthority.rootCertificatePEM.utf8).write(to: caFile)
+        let url = "https://localhost:\(server.port)/get"
+        let trusted = try await CourierProcess.run(["bench", url, "-n", "20", "-c", "2", "--cacert", caFile.path])
+        let untrusted = try await CourierProcess.run(["bench", url, "-n", "5", "-c", "1"])
+        try await server.shutdown()
+        #expect(trusted.status == 0, "\(trusted)")
+        #expect(trusted.output.contains("Status:      200 × 20"), "\(trusted)")
+        #expect(untrusted.status == 1, "\(untrusted)")
+        #expect(untrusted.output.contains("tls × 5: The certificate for this server is invalid"), "\(untrusted)")
     }
 
     @Test func aClosedPortCountsErrorsAndExitsNonZero() async throws {
