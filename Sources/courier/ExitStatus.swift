@@ -94,7 +94,7 @@ struct FailureReport: Error {
         case .serverTrustRejected(let trustHost, let reason):
             self.init(
                 status: .tlsFailure,
-                message: "TLS certificate rejected for \(trustHost): \(reason)",
+                message: "TLS certificate rejected for \(trustHost): \(Self.shortReason(reason))",
                 hint: "Use --verify PATH to trust a CA, or --verify no to skip checks.")
         case .cannotConnect(_, let reason) where reason.contains("TLS"):
             self.init(
@@ -127,6 +127,12 @@ struct FailureReport: Error {
     /// The lines for stderr.
     var text: String {
         "courier: error: \(message)\n" + (hint.map { "\($0)\n" } ?? "")
+    }
+
+    /// The engine's trust messages end with `Reason: <why>`; the why is what the user needs.
+    private static func shortReason(_ reason: String) -> String {
+        guard let range = reason.range(of: "Reason: ", options: .backwards) else { return reason }
+        return String(reason[range.upperBound...])
     }
 
     private static func authority(_ url: URL?) -> String? {

@@ -110,7 +110,7 @@ struct RequestCommand: AsyncParsableCommand {
             if download {
                 let status = try await DownloadFlow(
                     manager: manager, request: prepared.urlRequest, output: output, resume: resume,
-                    printHeaders: outputOptions.responseHeaders || verbose
+                    printHeaders: verbose || printLetters.map { $0.contains("h") } ?? true
                 ).run()
                 guard status == .success else { throw ExitCode(status.rawValue) }
                 return
