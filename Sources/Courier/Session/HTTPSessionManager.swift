@@ -27,6 +27,24 @@ public final class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
         super.init(configuration: configuration)
     }
 
+    /// Sets ``URLSessionManager/securityPolicy``, refusing pinning without https: AFNetworking
+    /// raises an "Invalid Security Policy" exception when the pinning mode is not
+    /// ``SSLPinningMode/none`` and the base URL's scheme is not `https` (including a nil base
+    /// URL). Swift has no exceptions to raise, so this method throws.
+    /// - Throws: ``CourierError/invalidSecurityPolicy(reason:)`` in that case.
+    public override func setSecurityPolicy(_ policy: SecurityPolicy) throws {
+        try super.setSecurityPolicy(policy)
+    }
+
+    override func validate(_ policy: SecurityPolicy) throws {
+        guard policy.pinningMode != .none else { return }
+        guard baseURL?.scheme?.lowercased() == "https" else {
+            let base = baseURL?.absoluteString ?? "none"
+            throw CourierError.invalidSecurityPolicy(
+                reason: "a pinning policy needs an https base URL (base URL: \(base)); pinning checks only TLS connections")
+        }
+    }
+
     /// Builds the requests. Default ``HTTPRequestSerializer``.
     public var requestSerializer: any RequestSerializer {
         get { serializerBox.withLock { $0 } }

@@ -152,6 +152,9 @@ final class TaskDelegate: Sendable {
 
     // MARK: - Control
 
+    /// Whether the task was ever resumed (it may be on an engine's connection).
+    var hasStarted: Bool { state.withLock { $0.started } }
+
     func resume() {
         enum Step { case start(URLRequest), unpause(EngineTask?), nothing }
         let step: Step = task.snapshot.withLock { snapshot in

@@ -28,6 +28,8 @@ public class URLSessionManager: @unchecked Sendable {
         var completionQueue: DispatchQueue
         var completionGroup: DispatchGroup
         var credential: URLCredential?
+        var securityPolicy = SecurityPolicy.default
+        var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ServerTrustDisposition)?
         var hooks = SessionHooks()
         var monitors: [any SessionEventMonitor] = []
     }
@@ -90,6 +92,39 @@ public class URLSessionManager: @unchecked Sendable {
         set { settings.withLock { $0.credential = newValue } }
     }
 
+    /// How TLS servers are judged: AFNetworking's `securityPolicy`. Default
+    /// ``SecurityPolicy/default`` (the system trust store plus the configuration's extra roots,
+    /// with a host-name check). Set it with ``setSecurityPolicy(_:)``.
+    public var securityPolicy: SecurityPolicy {
+        settings.withLock { $0.securityPolicy }
+    }
+
+    /// Sets ``securityPolicy``. It applies to connections made from now on: the manager starts
+    /// a fresh connection pool, so no connection trusted under the old policy is reused
+    /// (tasks already running finish on theirs).
+    ///
+    /// AFNetworking raises an "Invalid Security Policy" exception in some cases; Swift has no
+    /// exceptions to raise, so this method throws instead (see
+    /// ``HTTPSessionManager/setSecurityPolicy(_:)``). On a plain `URLSessionManager` it never
+    /// throws.
+    /// - Throws: ``CourierError/invalidSecurityPolicy(reason:)`` when the policy can't be used here.
+    public func setSecurityPolicy(_ policy: SecurityPolicy) throws {
+        try validate(policy)
+        settings.withLock { $0.securityPolicy = policy }
+        renewEngine()
+    }
+
+    /// Checks that `policy` can be used by this manager. Subclasses add their rules.
+    func validate(_ policy: SecurityPolicy) throws {}
+
+    /// Decides on TLS servers before the ``securityPolicy`` does: AFNetworking's task-level
+    /// server-trust challenge handler. Answer ``ServerTrustDisposition/performDefaultHandling``
+    /// to let the policy decide. Called once per new TLS connection, during the handshake.
+    public func setServerTrustChallengeBlock(_ block: (@Sendable (ServerTrustChallenge) async -> ServerTrustDisposition)?) {
+        settings.withLock { $0.serverTrustHandler = block }
+        renewEngine()
+    }
+
     /// Adds an event monitor; it receives every task's events from now on.
     public func addEventMonitor(_ monitor: any SessionEventMonitor) {
         settings.withLock { $0.monitors.append(monitor) }
@@ -108,10 +143,31 @@ public class URLSessionManager: @unchecked Sendable {
             if let engine = registry.engine { return engine }
             // The configuration was validated when it was made; a failure here means bad TLS
             // material, which then surfaces on every request as a TLS error.
-            let engine = (try? HTTPEngine(configuration: configuration.engineConfiguration(verifier: nil)))
+            let verifier = SessionTrustVerifier(
+                tls: configuration.tls,
+                policy: { [weak self] in self?.securityPolicy ?? .default },
+                handler: { [weak self] in self?.settings.withLock { $0.serverTrustHandler } }
+            )
+            let engine = (try? HTTPEngine(configuration: configuration.engineConfiguration(verifier: verifier)))
                 ?? Self.fallbackEngine
             registry.engine = engine
             return engine
+        }
+    }
+
+    /// Makes the next task use a new engine (a fresh connection pool); the old one shuts down
+    /// once the tasks running on it are done.
+    private func renewEngine() {
+        let (old, running): (HTTPEngine?, [SessionTask]) = registry.withLock { registry in
+            defer { registry.engine = nil }
+            return (registry.engine, registry.tasks.values.filter { $0.delegate?.hasStarted == true })
+        }
+        guard let old else { return }
+        Task {
+            for task in running {
+                while task.state != .completed { try? await Task.sleep(for: .milliseconds(20)) }
+            }
+            await old.shutdown()
         }
     }
 
@@ -338,7 +394,7 @@ public class URLSessionManager: @unchecked Sendable {
         if cancelPendingTasks { running.forEach { $0.cancel() } }
         let group = completionGroup
         Task {
-            for task in running {
+            for task in running where task.delegate?.hasStarted == true {
                 while task.state != .completed { try? await Task.sleep(for: .milliseconds(5)) }
             }
             await engine?.shutdown()

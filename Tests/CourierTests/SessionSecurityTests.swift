@@ -1,0 +1,145 @@
+import Courier
+import CourierEngine
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+/// The manager's security policy and server-trust block, over real TLS to the test server.
+@Suite("Session security")
+struct SessionSecurityTests {
+    static var authority: TestCertificateAuthority {
+        get throws { try TestCertificateAuthority.shared }
+    }
+
+    /// A configuration that trusts the test CA next to the system store.
+    static var trustingTestCA: SessionConfiguration {
+        var configuration = SessionConfiguration()
+        configuration.tls.additionalTrustRootsDER = [(try? authority.rootCertificateDER) ?? []]
+        return configuration
+    }
+
+    static func certificate(_ der: [UInt8]) throws -> Certificate { try Certificate(derEncoded: Data(der)) }
+
+    static func withTLSServer<T>(_ kind: ServerChainKind, _ body: (TestServer) async throws -> T) async throws -> T {
+        let server = try await TestServer.start(.init(tls: kind))
+        do {
+            let result = try await body(server)
+            try await server.shutdown()
+            return result
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+    }
+
+    /// Runs GET /get and returns the status code or the error.
+    static func get(_ manager: URLSessionManager, _ server: TestServer) async -> Result<Int, any Error> {
+        let recorder = CompletionRecorder()
+        manager.dataTask(with: URLRequest(url: server.sessionURL("/get")), completionHandler: recorder.handler).resume()
+        await recorder.wait()
+        if let error = recorder.first?.error { return .failure(error) }
+        return .success(recorder.first?.response?.statusCode ?? 0)
+    }
+
+    /// The status code of GET /get; throws the task's error.
+    static func status(_ manager: URLSessionManager, _ server: TestServer) async throws -> Int {
+        try await get(manager, server).get()
+    }
+
+    static func rejectionReason(_ result: Result<Int, any Error>) -> String? {
+        guard case .failure(let error) = result, case .serverTrustRejected(_, let reason) = error as? CourierError else {
+            return nil
+        }
+        return reason
+    }
+
+    @Test func defaultPolicyTrustsTheConfiguredRootAndChecksTheHost() async throws {
+        let manager = URLSessionManager(configuration: Self.trustingTestCA)
+        try await Self.withTLSServer(.valid) { server in
+            let status = try await Self.status(manager, server)
+            #expect(status == 200)
+        }
+        try await Self.withTLSServer(.wrongHost) { server in
+            let reason = Self.rejectionReason(await Self.get(manager, server))
+            #expect(reason?.contains("pretending to be “") == true, "\(reason ?? "no rejection")")
+        }
+    }
+
+    @Test func certificatePinAcceptsTheRightChainAndRejectsAWrongPin() async throws {
+        try await Self.withTLSServer(.valid) { server in
+            let manager = URLSessionManager(configuration: Self.trustingTestCA)
+            let intermediate = try Self.certificate(try Self.authority.intermediateCertificateDER)
+            try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [intermediate]))
+            let status = try await Self.status(manager, server)
+            #expect(status == 200)
+
+            let stranger = try Self.certificate(try #require(try Self.authority.serverChain(.selfSigned).certificatesDER.first))
+            try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [stranger]))
+            // A new policy means new connections: the one trusted a moment ago is not reused.
+            let reason = Self.rejectionReason(await Self.get(manager, server))
+            #expect(reason?.contains("pinned") == true, "\(reason ?? "no rejection")")
+        }
+    }
+
+    @Test func publicKeyPinOnTheLeaf() async throws {
+        try await Self.withTLSServer(.valid) { server in
+            let manager = URLSessionManager(configuration: Self.trustingTestCA)
+            let leaf = try Self.certificate(try #require(try Self.authority.serverChain(.valid).certificatesDER.first))
+            try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [leaf]))
+            let status = try await Self.status(manager, server)
+            #expect(status == 200)
+        }
+    }
+
+    @Test func selfSignedServerNeedsItsCertificatePinned() async throws {
+        try await Self.withTLSServer(.selfSigned) { server in
+            let manager = URLSessionManager()
+            #expect(Self.rejectionReason(await Self.get(manager, server)) != nil)
+            let selfSigned = try Self.certificate(try #require(try Self.authority.serverChain(.selfSigned).certificatesDER.first))
+            var policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [selfSigned])
+            policy.allowInvalidCertificates = true
+            try manager.setSecurityPolicy(policy)
+            let status = try await Self.status(manager, server)
+            #expect(status == 200)
+        }
+    }
+
+    @Test func serverTrustBlockDecidesBeforeThePolicy() async throws {
+        try await Self.withTLSServer(.selfSigned) { server in
+            let manager = URLSessionManager()
+            let seen = Mutex<(String, Int)?>(nil)
+            manager.setServerTrustChallengeBlock { challenge in
+                seen.withLock { $0 = (challenge.host, challenge.certificateChain.count) }
+                return .trust
+            }
+            let status = try await Self.status(manager, server)
+            #expect(status == 200)
+            #expect(seen.withLock { $0?.0 } == server.baseURL.host)
+            #expect((seen.withLock { $0?.1 } ?? 0) >= 1)
+
+            manager.setServerTrustChallengeBlock { _ in .reject(reason: "not this one") }
+            #expect(Self.rejectionReason(await Self.get(manager, server))?.hasSuffix("not this one") == true)
+
+            manager.setServerTrustChallengeBlock { _ in .performDefaultHandling }
+            #expect(Self.rejectionReason(await Self.get(manager, server)) != nil)
+        }
+    }
+
+    @Test func pinningNeedsAnHTTPSBaseURL() throws {
+        let pinned = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [])
+        #expect(throws: CourierError.self) { try HTTPSessionManager(baseURL: URL(string: "http://example.com/v1")).setSecurityPolicy(pinned) }
+        #expect(throws: CourierError.self) { try HTTPSessionManager().setSecurityPolicy(pinned) }
+        try HTTPSessionManager(baseURL: URL(string: "https://example.com/v1")).setSecurityPolicy(pinned)
+        try HTTPSessionManager(baseURL: URL(string: "http://example.com")).setSecurityPolicy(.default)
+        try URLSessionManager().setSecurityPolicy(pinned)
+        do {
+            try HTTPSessionManager(baseURL: URL(string: "http://example.com")).setSecurityPolicy(pinned)
+        } catch let error as CourierError {
+            #expect(error.description.contains("https"))
+        }
+    }
+}
