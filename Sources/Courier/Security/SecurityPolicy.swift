@@ -116,7 +116,7 @@ public struct SecurityPolicy: Sendable {
         let chainError: String?
         switch systemCheck {
         case .valid: chainError = nil
-        case .invalid(let reason): chainError = reason ?? "chain does not lead to a trusted root"
+        case .invalid(let reason): chainError = reason ?? Self.untrustedChainReason(serverChain)
         }
 
         // Step 3.
@@ -145,6 +145,16 @@ public struct SecurityPolicy: Sendable {
             if candidates.contains(where: pinnedKeys.contains) { return .trusted }
             return .rejected(reason: "no public key in the chain matches a pinned key")
         }
+    }
+
+    /// Why no chain reached a trusted root, naming where the sent chain ends.
+    static func untrustedChainReason(_ chain: [Certificate]) -> String {
+        let base = "chain does not lead to a trusted root"
+        guard let top = chain.last else { return base }
+        if top.issuerSummary == top.subjectSummary {
+            return "\(base) (\(top.subjectSummary) is self-signed)"
+        }
+        return "\(base) (the chain sent ends at \(top.subjectSummary), issued by \(top.issuerSummary))"
     }
 
     /// Step 5, certificate mode: the pinned certificates are the only anchors.
