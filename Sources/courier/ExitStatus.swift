@@ -91,6 +91,11 @@ struct FailureReport: Error {
                 message: "too many redirects (more than \(maximumRedirects)); the last one pointed to "
                     + (url?.absoluteString ?? "?"),
                 hint: "Raise --max-redirects, or drop --follow to see the redirect response.")
+        case .serverTrustRejected(let trustHost, let reason) where reason.contains("pinned"):
+            self.init(
+                status: .tlsFailure,
+                message: "TLS certificate rejected for \(trustHost): \(Self.shortReason(reason))",
+                hint: "The server does not present what --pin-cert pins; check the file and --pin-mode.")
         case .serverTrustRejected(let trustHost, let reason):
             self.init(
                 status: .tlsFailure,

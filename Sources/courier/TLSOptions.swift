@@ -39,10 +39,8 @@ struct TLSOptions {
     var securityPolicy: SecurityPolicy? {
         guard acceptsAnyCertificate || !pinned.isEmpty else { return nil }
         var policy = SecurityPolicy(pinningMode: pinned.isEmpty ? .none : pinningMode, pinnedCertificates: Set(pinned))
-        if !extraRoots.isEmpty {
-            // The policy replaces the engine's trust check: give it the system roots plus ours.
-            policy.trustedRootCertificates = Self.systemRoots() + extraRoots
-        }
+        // trustedRootCertificates stays nil: the session's trust store (the system's plus the
+        // configuration's extra roots from --verify PATH).
         if acceptsAnyCertificate {
             policy.allowInvalidCertificates = true
             policy.validatesDomainName = !pinned.isEmpty
@@ -51,9 +49,14 @@ struct TLSOptions {
     }
 
     /// Sets the policy on the manager when the options ask for one.
+    /// - Throws: the manager's refusal of the policy, as a ``RequestBuildError``.
     func apply(to manager: URLSessionManager) throws {
-        guard securityPolicy != nil else { return }
-        throw RequestBuildError(description: "--verify no and --pin-cert need Courier's security policy, not in this build yet")
+        guard let policy = securityPolicy else { return }
+        do {
+            try manager.setSecurityPolicy(policy)
+        } catch {
+            throw RequestBuildError(description: "the TLS options can't be combined: \(error)")
+        }
     }
 
     private static func load(_ path: String, option: String) throws -> [Certificate] {
@@ -62,12 +65,5 @@ struct TLSOptions {
         } catch {
             throw RequestBuildError(description: "\(option) \(path): \(error)")
         }
-    }
-
-    /// The system store (Debian's bundle), so that `--verify PATH` adds to it rather than
-    /// replacing it when a policy is in charge.
-    private static func systemRoots() -> [Certificate] {
-        let bundle = URL(fileURLWithPath: "/etc/ssl/certs/ca-certificates.crt")
-        return (try? Certificate.certificates(contentsOf: bundle)) ?? []
     }
 }

@@ -43,4 +43,47 @@ struct TLSCLITests {
         #expect(run.status == 2, "\(run)")
         #expect(run.errors.contains("--verify /nonexistent/ca.pem"), "\(run)")
     }
+
+    @Test("--verify no accepts a self-signed server (and any host name)")
+    func verifyNo() async throws {
+        let server = try await TestServer.start(.init(tls: .selfSigned))
+        defer { Task { try await server.shutdown() } }
+        let url = server.baseURL.absoluteString + "/get"
+        let rejected = try await CourierProcess.run([url])
+        #expect(rejected.status == 8, "\(rejected)")
+        let accepted = try await CourierProcess.run(["--verify", "no", url])
+        #expect(accepted.status == 0, "\(accepted)")
+        #expect((try accepted.json()["url"] as? String)?.hasPrefix("https://") == true)
+    }
+
+    @Test("--pin-cert: the server's own leaf is accepted, another certificate is rejected with exit 8")
+    func pinCertificate() async throws {
+        let server = try await TestServer.start(.init(tls: .valid))
+        defer { Task { try await server.shutdown() } }
+        let url = server.baseURL.absoluteString + "/get"
+        let ca = try Self.rootCAFile().path
+        let right = try await CourierProcess.run(["--verify", ca, "--pin-cert", try Self.leafFile(.valid).path, url])
+        #expect(right.status == 0, "\(right)")
+        let wrong = try await CourierProcess.run(["--verify", ca, "--pin-cert", try Self.leafFile(.wrongHost).path, url])
+        #expect(wrong.status == 8, "\(wrong)")
+        #expect(wrong.errors.contains("pinned"), "\(wrong)")
+        #expect(wrong.errors.contains("--pin-cert"), "\(wrong)")
+    }
+
+    @Test("--pin-mode public-key accepts a chain carrying the pinned key")
+    func pinPublicKey() async throws {
+        let server = try await TestServer.start(.init(tls: .valid))
+        defer { Task { try await server.shutdown() } }
+        let url = server.baseURL.absoluteString + "/get"
+        let ca = try Self.rootCAFile().path
+        let pinned = try Self.leafFile(.valid).path
+        let run = try await CourierProcess.run(["--verify", ca, "--pin-cert", pinned, "--pin-mode", "public-key", url])
+        #expect(run.status == 0, "\(run)")
+        let other = try await CourierProcess.run([
+            "--verify", ca, "--pin-cert", try Self.leafFile(.selfSigned).path, "--pin-mode", "public-key", url,
+        ])
+        #expect(other.status == 8, "\(other)")
+        let badMode = try await CourierProcess.run(["--pin-cert", pinned, "--pin-mode", "leaf", url])
+        #expect(badMode.status == 2 && badMode.errors.contains("--pin-mode"), "\(badMode)")
+    }
 }
