@@ -191,7 +191,10 @@ struct URLSessionManagerTests {
     @Test func manyTasksAllCompleteAndTheMapEmpties() async throws {
         try await withSessionServer { server in
             let manager = URLSessionManager()
-            let count = 2_000
+            manager.responseSerializer = HTTPResponseSerializer()
+            let completions = Mutex<[Int: Int]>([:])
+            manager.setTaskDidCompleteBlock { task, _ in completions.withLock { $0[task.taskIdentifier, default: 0] += 1 } }
+            let count = 10_000
             let completed = try await withThrowingTaskGroup(of: Int.self) { group in
                 var total = 0
                 for index in 0..<count {
@@ -207,6 +210,11 @@ struct URLSessionManagerTests {
             }
             #expect(completed == count)
             #expect(manager.tasks.isEmpty)
+            // The did-complete block runs right after each completion handler (AFN's order).
+            try await eventually { completions.withLock { $0.count } == count }
+            let perTask = completions.withLock { $0 }
+            #expect(perTask.count == count)
+            #expect(perTask.values.allSatisfy { $0 == 1 })
         }
     }
 
