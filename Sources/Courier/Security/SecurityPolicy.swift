@@ -26,7 +26,7 @@ import X509
 ///
 /// The policy is a value and does no I/O; ``evaluation(serverChain:forDomain:at:)`` is async only
 /// because swift-certificates' chain building is.
-public struct SecurityPolicy: Sendable {
+public struct SecurityPolicy: Sendable, Hashable {
     /// What is pinned. Default ``SSLPinningMode/none``.
     public var pinningMode: SSLPinningMode
 
@@ -110,9 +110,18 @@ public struct SecurityPolicy: Sendable {
             return .rejected(reason: "the server sent no certificate")
         }
 
-        // Step 2: SecPolicyCreateSSL(true, domain) or SecPolicyCreateBasicX509().
+        // Step 3 with allowInvalidCertificates needs no chain check at all.
+        if pinningMode == .none, allowInvalidCertificates { return .trusted }
+
+        // Step 2: SecPolicyCreateSSL(true, domain) or SecPolicyCreateBasicX509(). Skipped when
+        // nothing would read it (certificate pinning that allows invalid chains).
         let host = validatesDomainName ? domain : nil
-        let systemCheck = await ChainValidation.validate(serverChain, anchors: trustRoots, host: host, at: time)
+        let systemCheck: ChainValidationResult
+        if allowInvalidCertificates, pinningMode == .certificate {
+            systemCheck = .invalid(reason: "not evaluated")
+        } else {
+            systemCheck = await ChainValidation.validate(serverChain, anchors: trustRoots, host: host, at: time)
+        }
         let chainError: String?
         switch systemCheck {
         case .valid: chainError = nil
@@ -121,7 +130,6 @@ public struct SecurityPolicy: Sendable {
 
         // Step 3.
         if pinningMode == .none {
-            if allowInvalidCertificates { return .trusted }
             return chainError.map { .rejected(reason: $0) } ?? .trusted
         }
         // Step 4.
