@@ -2,9 +2,10 @@ import Courier
 import CourierTestServer
 import Foundation
 
-/// The demo's TLS step: the test server's certificate accepted, and a wrong one rejected.
+/// The demo's TLS step: certificate pinning through the session manager's security policy,
+/// the pinned certificate accepted and a wrong pin rejected.
 struct DemoTLS: Sendable {
-    static let stepTitle = "HTTPS: the test CA trusted, a certificate for another host rejected"
+    static let stepTitle = "HTTPS with certificate pinning: the right pin accepted, a wrong pin rejected"
 
     let servers: DemoServers
     let output: DemoOutput
@@ -18,20 +19,34 @@ struct DemoTLS: Sendable {
     }
 
     func run() async throws {
-        let configuration = Self.trustingTestCA(servers.https.certificateAuthority)
-        output.detail("trust roots: the test CA only (SessionConfiguration.tls.additionalTrustRootsDER)")
+        let authority = servers.https.certificateAuthority
+        let root = try Certificate(derEncoded: Data(authority.rootCertificateDER))
+        let intermediate = try Certificate(derEncoded: Data(authority.intermediateCertificateDER))
+        guard let otherDER = authority.serverChain(.selfSigned).certificatesDER.first else {
+            throw DemoFailure("the test CA has no self-signed certificate")
+        }
+        let other = try Certificate(derEncoded: Data(otherDER))
+        let url = "https://localhost:\(servers.https.port)"
 
-        let good = HTTPSessionManager(baseURL: URL(string: "https://localhost:\(servers.https.port)"), configuration: configuration)
-        output.detail("GET https://localhost:\(servers.https.port)/get  (certificate for localhost, issued by the test CA)")
+        var pinned = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [intermediate])
+        pinned.trustedRootCertificates = [root]
+        let good = HTTPSessionManager(baseURL: URL(string: url))
+        try good.setSecurityPolicy(pinned)
+        output.detail("pinned: the test CA's intermediate (\(intermediate.subjectSummary)), mode .certificate")
+        output.detail("GET \(url)/get")
         let (_, response) = try await good.get("get")
         try DemoSteps.check(response.statusCode == 200, "expected 200, got \(response.statusCode)")
-        output.ok("accepted: \(response.statusCode)")
+        output.ok("accepted: \(response.statusCode), the server's chain contains the pinned certificate")
 
-        let bad = HTTPSessionManager(baseURL: URL(string: "https://localhost:\(servers.wrongHost.port)"), configuration: configuration)
-        output.detail("GET https://localhost:\(servers.wrongHost.port)/get  (certificate for wrong.host.example, same CA)")
+        var wrong = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [other])
+        wrong.trustedRootCertificates = [root]
+        let bad = HTTPSessionManager(baseURL: URL(string: url))
+        try bad.setSecurityPolicy(wrong)
+        output.detail("pinned: a different, self-signed certificate (\(other.subjectSummary))")
+        output.detail("GET \(url)/get")
         do {
             _ = try await bad.get("get")
-            throw DemoFailure("the certificate for another host was accepted")
+            throw DemoFailure("the server was trusted with a pin it does not match")
         } catch CourierError.serverTrustRejected(let host, let reason) {
             output.ok("rejected: \(CourierError.serverTrustRejected(host: host, reason: reason).description)")
         }

@@ -27,10 +27,13 @@ import Testing
             "[5] Responses that fail validation",
             "rejected, as a user sees it: Request failed: client error (418)",
             "rejected, as a user sees it: Request failed: unacceptable content-type: text/html",
-            // 6. TLS accepted and rejected
-            "[6] HTTPS",
-            "✓ accepted: 200",
-            "✓ rejected: ",
+            // 6. certificate pinning: the right pin accepted, a wrong pin rejected
+            "[6] HTTPS with certificate pinning",
+            "pinned: the test CA's intermediate",
+            "✓ accepted: 200, the server's chain contains the pinned certificate",
+            "pinned: a different, self-signed certificate",
+            "✓ rejected: The certificate for this server is invalid",
+            "no certificate in the chain matches a pinned certificate",
             // 7. the waterfall
             "[7] Timing waterfall",
             "DNS      |", "connect  |", "TLS      |", "request  |", "wait     |", "download |",
