@@ -27,7 +27,8 @@ struct DownloadFlow {
                     Data("Resuming \(outputURL.path) from byte \(partial.offset)\n".utf8))
             }
         }
-        let bar = DownloadProgressBar(initialBytes: resumeData?.offset ?? 0)
+        let initialOffset = resumeData?.offset ?? 0  // read now: the file grows as the download runs
+        let bar = DownloadProgressBar(initialBytes: initialOffset)
         let requestURL = request.url
         let exchange = await ExchangeRunner.download(
             request, resumeData: resumeData, with: manager,
@@ -58,7 +59,13 @@ struct DownloadFlow {
             throw FailureReport(status: .error, message: "the download could not be saved to \(output ?? "its file")")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
-        bar.finish(totalBytes: size)
+        var transferred = size - initialOffset
+        if resumeData != nil && response.statusCode == 200 {
+            transferred = size
+            FileHandle.standardError.write(
+                Data("The server ignored the range request and sent the whole file; it was downloaded again.\n".utf8))
+        }
+        bar.finish(totalBytes: size, transferredBytes: transferred)
         FileHandle.standardError.write(Data("Saved to \(file.path)\n".utf8))
         return .success
     }

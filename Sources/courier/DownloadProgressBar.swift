@@ -37,11 +37,12 @@ final class DownloadProgressBar: Sendable {
         if let line { FileHandle.standardError.write(Data(line.utf8)) }
     }
 
-    /// Ends the bar and prints `Done. <size> in <time> (<rate>)`.
-    func finish(totalBytes: Int64) {
+    /// Ends the bar and prints `Done. <size> in <time> (<rate>)`; the rate counts
+    /// `transferredBytes` (the file's size less what a resumed download already had).
+    func finish(totalBytes: Int64, transferredBytes: Int64) {
         let drawn = state.withLock { $0.drawn }
         let elapsed = max(Date().timeIntervalSince(start), 0.001)
-        let rate = Double(totalBytes - initialBytes) / elapsed
+        let rate = Double(transferredBytes) / elapsed
         let summary = String(
             format: "Done. %@ in %.2fs (%@/s)\n", Self.size(totalBytes), elapsed, Self.size(Int64(rate)))
         FileHandle.standardError.write(Data(((drawn ? "\r\u{1B}[K" : "") + summary).utf8))
