@@ -59,7 +59,7 @@ extension URLSessionManager {
                             continuation.resume(throwing: CourierError.connectionLost(url: request.url, reason: "no response"))
                         }
                     },
-                    serializer: serializer)
+                    serializer: serializer, deliversOnProcessingQueue: true)
                 box.withLock { $0 = task }
                 task.resume()
                 if Task.isCancelled { task.cancel() }

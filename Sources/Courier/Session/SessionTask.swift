@@ -5,6 +5,7 @@ public import FoundationNetworking
 #else
 public import Foundation
 #endif
+import NIOHTTP1
 import Synchronization
 
 /// A request a session manager runs: AFNetworking's `NSURLSessionTask`.
@@ -31,6 +32,10 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     struct Snapshot {
         var state: State = .suspended
         var currentRequest: URLRequest?
+        /// The final response's head and URL; the `HTTPURLResponse` is made from them on first
+        /// use (it is costly to make on Linux, and the event loop should not pay for it).
+        var head: HTTPResponseHead?
+        var responseURL: URL?
         var response: HTTPURLResponse?
         var taskDescription: String?
         var countOfBytesSent: Int64 = 0
@@ -40,6 +45,21 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         var error: (any Error)?
         var metrics: EngineMetrics?
         var resumeData: DownloadResumeData?
+
+        mutating func setResponse(head: HTTPResponseHead, url: URL, made: HTTPURLResponse?) {
+            self.head = head
+            self.responseURL = url
+            self.response = made
+        }
+
+        /// The response, made now if needed.
+        mutating func madeResponse() -> HTTPURLResponse? {
+            if let response { return response }
+            guard let head, let responseURL else { return nil }
+            let made = TaskDelegate.makeResponse(head, url: responseURL)
+            response = made
+            return made
+        }
     }
 
     /// The state behind a task. A class so that a data task that becomes a download task
@@ -85,7 +105,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     /// The request being sent now (differs from ``originalRequest`` after a redirect).
     public var currentRequest: URLRequest? { snapshot.withLock { $0.currentRequest } }
     /// The final response's head, once it arrived.
-    public var response: HTTPURLResponse? { snapshot.withLock { $0.response } }
+    public var response: HTTPURLResponse? { snapshot.withLock { $0.madeResponse() } }
     /// A label for the task (AFNetworking tags tasks with their manager's address here).
     public var taskDescription: String? {
         get { snapshot.withLock { $0.taskDescription } }

@@ -53,6 +53,9 @@ final class TaskDelegate: Sendable {
     /// The task this delegate runs; replaced once when a data task becomes a download task.
     private let currentTask: Mutex<SessionTask>
     var task: SessionTask { currentTask.withLock { $0 } }
+    /// Whether the completion runs right after serialization, on the processing queue, instead
+    /// of on the completion queue (the async shape, whose completion resumes a continuation).
+    private let deliversOnProcessingQueue: Bool
     /// The download this task resumes, if any.
     private let resumeData: DownloadResumeData?
     /// Makes the body again for a redirect or retry when it can't be replayed (a multipart
@@ -128,8 +131,10 @@ final class TaskDelegate: Sendable {
         completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?,
         serializer: (any ResponseSerializer)? = nil,
         resumeData: DownloadResumeData? = nil,
-        bodyFactory: (@Sendable () -> RequestBody?)? = nil
+        bodyFactory: (@Sendable () -> RequestBody?)? = nil,
+        deliversOnProcessingQueue: Bool = false
     ) {
+        self.deliversOnProcessingQueue = deliversOnProcessingQueue
         self.serializerOverride = serializer
         self.kind = kind
         self.currentTask = Mutex(task)
@@ -202,7 +207,7 @@ final class TaskDelegate: Sendable {
         if let engineTask {
             engineTask.cancel()
         } else if neverStarted || task.state == .canceling {
-            complete(response: nil, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
+            complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
         }
     }
 
@@ -227,7 +232,7 @@ final class TaskDelegate: Sendable {
         do {
             engineRequest = try core.engineRequest(for: request, body: body.withLock { $0 })
         } catch {
-            complete(response: nil, error: error, metrics: nil)
+            complete(withResponse: false, error: error, metrics: nil)
             return
         }
         let engineTask = core.engine.execute(engineRequest) { [self] event in
@@ -272,9 +277,17 @@ final class TaskDelegate: Sendable {
     }
 
     private func handleHead(_ head: HTTPResponseHead) {
-        guard let request = task.currentRequest, let url = request.url,
-            let response = Self.makeResponse(head, url: url)
-        else { return }
+        guard let request = task.currentRequest, let url = request.url else { return }
+        // Foundation's HTTPURLResponse costs ~3.5 µs per header field to make on Linux: make it
+        // only when a hook needs it here; otherwise the task makes it off the event loop.
+        var made: HTTPURLResponse?
+        func response() -> HTTPURLResponse? {
+            if let made { return made }
+            let fresh = Self.makeResponse(head, url: url)
+            made = fresh
+            return fresh
+        }
+        let hooks = core.hooks
         let status = Int(head.status.code)
         state.withLock { $0.lastStatus = status }
 
@@ -284,7 +297,7 @@ final class TaskDelegate: Sendable {
             let proposed = RedirectRule.redirectedRequest(from: request, statusCode: status, location: location)
         {
             let next: URLRequest?
-            if let hook = core.hooks.taskWillPerformHTTPRedirection {
+            if let hook = hooks.taskWillPerformHTTPRedirection, let response = response() {
                 next = hook(task, response, proposed)
             } else {
                 next = proposed
@@ -296,17 +309,18 @@ final class TaskDelegate: Sendable {
         }
 
         // 401 with a challenge we can answer: send again with credentials.
-        if status == 401, let retry = authenticationRetry(for: request, response: response, head: head) {
+        if status == 401, let response = response(), let retry = authenticationRetry(for: request, response: response, head: head) {
             state.withLock { $0.continuation = .authenticate(retry) }
             return
         }
 
+        let expectedLength = head.headers.first(name: "content-length").flatMap { Int64($0) } ?? -1
         task.snapshot.withLock { snapshot in
-            snapshot.response = response
-            snapshot.countOfBytesExpectedToReceive = response.expectedContentLength
+            snapshot.setResponse(head: head, url: url, made: made)
+            snapshot.countOfBytesExpectedToReceive = expectedLength
         }
-        _ = updateProgress(.download, total: response.expectedContentLength, completed: 0)
-        if let dataTask = task as? DataTask, let hook = core.hooks.dataTaskDidReceiveResponse {
+        _ = updateProgress(.download, total: expectedLength, completed: 0)
+        if let dataTask = task as? DataTask, let hook = hooks.dataTaskDidReceiveResponse, let response = response() {
             switch hook(dataTask, response) {
             case .allow: break
             case .cancel: cancel()
@@ -314,7 +328,7 @@ final class TaskDelegate: Sendable {
             }
         }
         if state.withLock({ $0.isDownload }) {
-            openDownloadFile(for: response, status: status)
+            openDownloadFile(for: head, expectedLength: expectedLength)
         }
     }
 
@@ -330,19 +344,20 @@ final class TaskDelegate: Sendable {
     /// Picks the file the body goes to: a resumed download appends to its partial file on 206,
     /// starts it over on 200, and is already complete on 416 when the file holds the whole
     /// resource; anything else goes to a new temporary file.
-    private func openDownloadFile(for response: HTTPURLResponse, status: Int) {
+    private func openDownloadFile(for head: HTTPResponseHead, expectedLength: Int64) {
+        let status = Int(head.status.code)
         do {
             let sink: DownloadSink?
             if let resumeData {
                 let offset = resumeData.offset
-                let range = Self.contentRange(response.value(forHTTPHeaderField: "Content-Range"))
+                let range = Self.contentRange(head.headers.first(name: "content-range"))
                 if status == 206, offset > 0, range?.start == offset {
                     sink = try DownloadSink(fileURL: resumeData.partialFileURL, appending: true, isCallersFile: true)
-                    let total = range?.total ?? (response.expectedContentLength >= 0 ? offset + response.expectedContentLength : -1)
+                    let total = range?.total ?? (expectedLength >= 0 ? offset + expectedLength : -1)
                     resumed(at: offset, expectedTotal: total)
                 } else if status == 200 {
                     sink = try DownloadSink(fileURL: resumeData.partialFileURL, appending: false, isCallersFile: true)
-                    resumed(at: 0, expectedTotal: response.expectedContentLength)
+                    resumed(at: 0, expectedTotal: expectedLength)
                 } else if status == 416, offset > 0, range?.total == offset {
                     state.withLock { $0.alreadyComplete = true }
                     sink = nil
@@ -430,19 +445,19 @@ final class TaskDelegate: Sendable {
             } else {
                 reported = core.courierError(error, url: url)
             }
-            complete(response: task.response, error: reported, metrics: metrics)
+            complete(withResponse: true, error: reported, metrics: metrics)
             return
         }
         switch continuation {
         case .deliver:
-            complete(response: task.response, error: nil, metrics: metrics)
+            complete(withResponse: true, error: nil, metrics: metrics)
         case .follow(let next):
             let count = state.withLock { state in
                 state.redirects += 1
                 return state.redirects
             }
             if count > core.configuration.maximumRedirects {
-                complete(response: nil, error: CourierError.tooManyRedirects(url: next.url, limit: core.configuration.maximumRedirects), metrics: metrics)
+                complete(withResponse: false, error: CourierError.tooManyRedirects(url: next.url, limit: core.configuration.maximumRedirects), metrics: metrics)
                 return
             }
             startNextHop(next)
@@ -460,11 +475,11 @@ final class TaskDelegate: Sendable {
             return state.cancelRequested
         }
         if cancelled {
-            complete(response: nil, error: CourierError.cancelled(url: next.url), metrics: nil)
+            complete(withResponse: false, error: CourierError.cancelled(url: next.url), metrics: nil)
             return
         }
         if !prepareBodyForNextHop(next, previousMethod: previousMethod) {
-            complete(response: nil, error: CourierError.requestBodyNotReplayable(url: next.url), metrics: nil)
+            complete(withResponse: false, error: CourierError.requestBodyNotReplayable(url: next.url), metrics: nil)
             return
         }
         task.snapshot.withLock { snapshot in
@@ -534,7 +549,9 @@ final class TaskDelegate: Sendable {
 
     // MARK: - Completion
 
-    private func complete(response: HTTPURLResponse?, error: (any Error)?, metrics: EngineMetrics?) {
+    /// Ends the task once: `withResponse` says whether the last response head counts (not
+    /// after a failed redirect or retry).
+    private func complete(withResponse: Bool, error: (any Error)?, metrics: EngineMetrics?) {
         // One critical section: check, claim and take the gathered data together.
         let taken: (Data, DownloadSink?)? = state.withLock { state in
             guard !state.completed else { return nil }
@@ -544,7 +561,7 @@ final class TaskDelegate: Sendable {
         }
         guard let (data, sink) = taken else { return }
         core.processingQueue.async { [self] in
-            self.finish(response: response, data: data, sink: sink, error: error)
+            self.finish(response: withResponse ? self.task.response : nil, data: data, sink: sink, error: error)
         }
     }
 
@@ -584,15 +601,23 @@ final class TaskDelegate: Sendable {
         let finalAssetURL = assetURL
         let finalObject = object
         let finalError = error
-        core.completionGroup.enter()
-        core.completionQueue.async { [self] in
+        let deliver: @Sendable () -> Void = { [self] in
             // As in AFNetworking, the task leaves the manager before its completion runs.
             self.core.unregister(self.task)
             completion?(response, finalObject, finalError)
             self.core.taskCompleted(
                 self.task, response: response, data: sink == nil ? data : nil, object: finalObject, error: finalError,
                 serializer: serializer, assetURL: finalAssetURL)
-            self.core.completionGroup.leave()
+        }
+        if deliversOnProcessingQueue {
+            deliver()  // the async shape: the completion only resumes a continuation
+        } else {
+            let group = core.completionGroup
+            group.enter()
+            core.completionQueue.async {
+                deliver()
+                group.leave()
+            }
         }
     }
 

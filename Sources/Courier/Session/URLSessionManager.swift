@@ -209,7 +209,8 @@ public class URLSessionManager: @unchecked Sendable {
         completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?,
         serializer: (any ResponseSerializer)? = nil,
         resumeData: DownloadResumeData? = nil,
-        bodyFactory: (@Sendable () -> RequestBody?)? = nil
+        bodyFactory: (@Sendable () -> RequestBody?)? = nil,
+        deliversOnProcessingQueue: Bool = false
     ) -> T {
         let (task, invalidated): (T, Bool) = registry.withLock { registry in
             registry.nextIdentifier += 1
@@ -221,7 +222,8 @@ public class URLSessionManager: @unchecked Sendable {
         let delegate = TaskDelegate(
             kind: kind, task: task, body: body, core: self,
             uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion,
-            serializer: serializer, resumeData: resumeData, bodyFactory: bodyFactory
+            serializer: serializer, resumeData: resumeData, bodyFactory: bodyFactory,
+            deliversOnProcessingQueue: deliversOnProcessingQueue
         )
         task.delegateBox.withLock { $0 = delegate }
         if invalidated {
