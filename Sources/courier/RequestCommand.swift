@@ -196,10 +196,12 @@ struct RequestCommand: AsyncParsableCommand {
         if let colon = auth.firstIndex(of: ":") {
             return (String(auth[..<colon]), String(auth[auth.index(after: colon)...]))
         }
-        guard isatty(STDIN_FILENO) == 1, let typed = PasswordPrompt.read("courier: password for \(auth)@\(host ?? "host"): ")
-        else {
+        guard isatty(STDIN_FILENO) == 1 else {
             throw RequestBuildError(
                 description: "--auth \(auth) has no password and stdin is not a terminal to ask for one; use --auth \(auth):PASSWORD")
+        }
+        guard let typed = PasswordPrompt.read("courier: password for \(auth)@\(host ?? "host"): ") else {
+            throw RequestBuildError(description: "no password was typed for \(auth); use --auth \(auth):PASSWORD")
         }
         return (auth, typed)
     }
