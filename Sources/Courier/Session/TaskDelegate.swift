@@ -53,9 +53,10 @@ final class TaskDelegate: Sendable {
     /// The task this delegate runs; replaced once when a data task becomes a download task.
     private let currentTask: Mutex<SessionTask>
     var task: SessionTask { currentTask.withLock { $0 } }
-    /// Whether the completion runs right after serialization, on the processing queue, instead
-    /// of on the completion queue (the async shape, whose completion resumes a continuation).
-    private let deliversOnProcessingQueue: Bool
+    /// Where the end of the task (serialization, completion, notification) runs when not on
+    /// the processing queue and completion queue: the async shape hands it to the awaiting Swift
+    /// task, one thread hop instead of three.
+    private let finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
     /// The download this task resumes, if any.
     private let resumeData: DownloadResumeData?
     /// Makes the body again for a redirect or retry when it can't be replayed (a multipart
@@ -132,9 +133,9 @@ final class TaskDelegate: Sendable {
         serializer: (any ResponseSerializer)? = nil,
         resumeData: DownloadResumeData? = nil,
         bodyFactory: (@Sendable () -> RequestBody?)? = nil,
-        deliversOnProcessingQueue: Bool = false
+        finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
     ) {
-        self.deliversOnProcessingQueue = deliversOnProcessingQueue
+        self.finisher = finisher
         self.serializerOverride = serializer
         self.kind = kind
         self.currentTask = Mutex(task)
@@ -560,8 +561,13 @@ final class TaskDelegate: Sendable {
             return (state.data, state.download)
         }
         guard let (data, sink) = taken else { return }
-        core.processingQueue.async { [self] in
+        let work: @Sendable () -> Void = { [self] in
             self.finish(response: withResponse ? self.task.response : nil, data: data, sink: sink, error: error)
+        }
+        if let finisher {
+            finisher(work)
+        } else {
+            core.processingQueue.async(execute: work)
         }
     }
 
@@ -609,8 +615,8 @@ final class TaskDelegate: Sendable {
                 self.task, response: response, data: sink == nil ? data : nil, object: finalObject, error: finalError,
                 serializer: serializer, assetURL: finalAssetURL)
         }
-        if deliversOnProcessingQueue {
-            deliver()  // the async shape: the completion only resumes a continuation
+        if finisher != nil {
+            deliver()  // the async shape: the completion only records the result
         } else {
             let group = core.completionGroup
             group.enter()

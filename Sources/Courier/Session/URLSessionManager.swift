@@ -210,7 +210,7 @@ public class URLSessionManager: @unchecked Sendable {
         serializer: (any ResponseSerializer)? = nil,
         resumeData: DownloadResumeData? = nil,
         bodyFactory: (@Sendable () -> RequestBody?)? = nil,
-        deliversOnProcessingQueue: Bool = false
+        finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
     ) -> T {
         let (task, invalidated): (T, Bool) = registry.withLock { registry in
             registry.nextIdentifier += 1
@@ -223,7 +223,7 @@ public class URLSessionManager: @unchecked Sendable {
             kind: kind, task: task, body: body, core: self,
             uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion,
             serializer: serializer, resumeData: resumeData, bodyFactory: bodyFactory,
-            deliversOnProcessingQueue: deliversOnProcessingQueue
+            finisher: finisher
         )
         task.delegateBox.withLock { $0 = delegate }
         if invalidated {
@@ -463,7 +463,10 @@ public class URLSessionManager: @unchecked Sendable {
         for (name, value) in configuration.httpAdditionalHeaders where !headers.contains(name: name) {
             headers.add(name: name, value: value)
         }
-        let idle = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.timeoutIntervalForRequest
+        // `URLRequest.timeoutInterval` defaults to 60 s, so a request that kept the default
+        // follows the configuration's `timeoutIntervalForRequest`; any other value wins.
+        let requested = request.timeoutInterval
+        let idle = requested > 0 && requested != Self.urlRequestDefaultTimeout ? requested : configuration.timeoutIntervalForRequest
         return EngineRequest(
             method: request.httpMethod ?? "GET",
             url: url,
@@ -474,6 +477,8 @@ public class URLSessionManager: @unchecked Sendable {
                 + TimeAmount.nanoseconds(Int64(min(configuration.timeoutIntervalForResource, 1e9) * 1_000_000_000))
         )
     }
+
+    private static let urlRequestDefaultTimeout: TimeInterval = 60
 
     func courierError(_ error: EngineError, url: URL?) -> CourierError {
         switch error {
