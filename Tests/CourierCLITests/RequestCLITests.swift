@@ -100,7 +100,8 @@ struct RequestCLITests {
         #expect(run.status == 0, "\(run)")
         let body = try run.json()
         #expect(body["form"] as? [String: String] == ["a": "1"])
-        #expect(((body["headers"] as? [String: String])?["Content-Type"] ?? "").hasPrefix("multipart/form-data"))
+        let contentType = (body["headers"] as? [String: String])?["Content-Type"] ?? ""
+        #expect(contentType.hasPrefix("multipart/form-data"))
     }
 
     @Test("@file is the whole body, its type guessed from the extension")

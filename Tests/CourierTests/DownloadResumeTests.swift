@@ -172,3 +172,60 @@ struct DownloadResumeTests {
         }
     }
 }
+
+/// Progress as an async sequence.
+@Suite("Progress updates")
+struct ProgressUpdatesTests {
+    @Test func downloadProgressStreamIsMonotonicAndEndsAtTheTotal() async throws {
+        try await withSessionServer { server in
+            let total: Int64 = 100_000
+            let manager = URLSessionManager()
+            manager.responseSerializer = HTTPResponseSerializer()
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(
+                with: URLRequest(url: server.sessionURL("/range/\(total)?duration=1&chunk_size=10000")),
+                completionHandler: recorder.handler)
+            let updates = task.progressUpdates(.download)
+            task.resume()
+            var seen: [TransferProgress] = []
+            for await progress in updates { seen.append(progress) }
+            await recorder.wait()
+            #expect(seen.count >= 2)
+            #expect(seen.last?.completedUnitCount == total)
+            #expect(seen.last?.totalUnitCount == total)
+            #expect(seen.last?.fractionCompleted == 1)
+            let counts = seen.map(\.completedUnitCount)
+            #expect(counts == counts.sorted())
+        }
+    }
+
+    @Test func uploadProgressStreamReachesTheBodySize() async throws {
+        try await withSessionServer { server in
+            let size = 3 << 20
+            var request = URLRequest(url: server.sessionURL("/upload"))
+            request.httpMethod = "POST"
+            let recorder = CompletionRecorder()
+            let task = URLSessionManager().uploadTask(with: request, from: Data(count: size), completionHandler: recorder.handler)
+            let updates = task.progressUpdates(.upload)
+            task.resume()
+            var last: TransferProgress?
+            for await progress in updates { last = progress }
+            await recorder.wait()
+            #expect(recorder.first?.error == nil)
+            #expect(last?.completedUnitCount == Int64(size))
+            #expect(last?.totalUnitCount == Int64(size))
+        }
+    }
+
+    @Test func streamOfAFinishedTaskEndsAtOnce() async throws {
+        try await withSessionServer { server in
+            let recorder = CompletionRecorder()
+            let task = URLSessionManager().dataTask(with: URLRequest(url: server.sessionURL("/get")), completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            var count = 0
+            for await _ in task.progressUpdates(.download) { count += 1 }
+            #expect(count <= 1)
+        }
+    }
+}

@@ -124,6 +124,24 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     /// Timings of the last exchange (after a redirect: the final hop), once it ended.
     public var metrics: EngineMetrics? { snapshot.withLock { $0.metrics } }
 
+    /// The task's upload or download progress as an async sequence: the current value first,
+    /// then every change, ending when the task completes (a slow consumer gets the newest
+    /// value). The Swift-concurrency counterpart of the progress blocks.
+    ///
+    /// ```swift
+    /// for await progress in task.progressUpdates(.download) {
+    ///     print(Int(progress.fractionCompleted * 100), "%")
+    /// }
+    /// ```
+    public func progressUpdates(_ direction: TransferProgress.Direction) -> AsyncStream<TransferProgress> {
+        guard let delegate else {
+            let (stream, continuation) = AsyncStream<TransferProgress>.makeStream()
+            continuation.finish()
+            return stream
+        }
+        return delegate.progressUpdates(direction)
+    }
+
     // MARK: - Control
 
     /// Starts the task, or continues it after ``suspend()``. Posts

@@ -78,7 +78,40 @@ final class TaskDelegate: Sendable {
     /// A serializer for this task only (the async typed API), instead of the manager's.
     let serializerOverride: (any ResponseSerializer)?
 
-    private enum Direction { case upload, download }
+    typealias Direction = TransferProgress.Direction
+
+    /// Listeners of ``SessionTask/progressUpdates(_:)``; nil once the task completed.
+    private let progressListeners = Mutex<[(Direction, AsyncStream<TransferProgress>.Continuation)]?>([])
+
+    /// A stream of `direction`'s progress until the task completes (the newest value is kept
+    /// when the consumer is slower than the transfer).
+    func progressUpdates(_ direction: Direction) -> AsyncStream<TransferProgress> {
+        let (stream, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let current = currentProgress(direction)
+        let added = progressListeners.withLock { listeners -> Bool in
+            guard listeners != nil else { return false }
+            listeners?.append((direction, continuation))
+            return true
+        }
+        continuation.yield(current)
+        if !added { continuation.finish() }
+        return stream
+    }
+
+    private func currentProgress(_ direction: Direction) -> TransferProgress {
+        let totals = progressTotals.withLock { $0 }
+        return direction == .upload
+            ? TransferProgress(direction: .upload, completedUnitCount: task.countOfBytesSent, totalUnitCount: totals.upload)
+            : TransferProgress(direction: .download, completedUnitCount: task.countOfBytesReceived, totalUnitCount: totals.download)
+    }
+
+    private func finishProgressListeners() {
+        let listeners = progressListeners.withLock { listeners in
+            defer { listeners = nil }
+            return listeners ?? []
+        }
+        for (_, continuation) in listeners { continuation.finish() }
+    }
 
     /// The upload progress (total from the expected counts; when unknown, the request's
     /// Content-Length).
@@ -110,6 +143,12 @@ final class TaskDelegate: Sendable {
                 case .download: totals.download = total
                 }
             }
+        }
+        let listeners = progressListeners.withLock { $0?.filter { $0.0 == direction } ?? [] }
+        if !listeners.isEmpty {
+            let total = progressTotals.withLock { direction == .upload ? $0.upload : $0.download }
+            let update = TransferProgress(direction: direction, completedUnitCount: completed, totalUnitCount: total)
+            for (_, continuation) in listeners { continuation.yield(update) }
         }
         let handler = direction == .upload ? uploadProgressHandler : downloadProgressHandler
         let exists = progressObjects.withLock { (direction == .upload ? $0.upload : $0.download) != nil }
@@ -561,6 +600,7 @@ final class TaskDelegate: Sendable {
             return (state.data, state.download)
         }
         guard let (data, sink) = taken else { return }
+        finishProgressListeners()
         let work: @Sendable () -> Void = { [self] in
             self.finish(response: withResponse ? self.task.response : nil, data: data, sink: sink, error: error)
         }
