@@ -143,3 +143,45 @@ struct SessionSecurityTests {
         }
     }
 }
+
+/// The README's pinning, resume and progress examples, against the test server.
+@Suite("README session extras")
+struct ReadmeSessionExtrasTests {
+    @Test func readmeExamples() async throws {
+        // Pinning: a pinning policy on an https manager is accepted (and refused without https).
+        let caPEM = try TestCertificateAuthority.shared.rootCertificatePEM
+        let ca = try Certificate(pemEncoded: caPEM)
+        let api = HTTPSessionManager(baseURL: URL(string: "https://api.example.com/v1"))
+        try api.setSecurityPolicy(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [ca]))
+        #expect(api.securityPolicy.pinningMode == .certificate)
+
+        try await withSessionServer { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            manager.responseSerializer = HTTPResponseSerializer()
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("courier-readme-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: destination) }
+            let finished = CompletionRecorder()
+            manager.setTaskDidCompleteBlock { task, error in
+                if task.originalRequest?.value(forHTTPHeaderField: "Range") != nil { finished.handler(nil, nil, error) }
+            }
+            let download = manager.downloadTask(
+                with: URLRequest(url: server.sessionURL("/range/102400?duration=10&chunk_size=1024")))
+            download.resume()
+            try await eventually { download.countOfBytesReceived > 0 }
+            download.cancel(byProducingResumeData: { resumeData in
+                guard var resumeData else { return }
+                resumeData.request.url = server.sessionURL("/range/102400")
+                manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }).resume()
+            })
+            await finished.wait()
+            #expect(finished.first?.error == nil)
+            #expect(try Data(contentsOf: destination) == DownloadResumeTests.rangeBytes(102_400))
+
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/bytes/65536")))
+            task.resume()
+            var last = 0.0
+            for await progress in task.progressUpdates(.download) { last = progress.fractionCompleted }
+            #expect(last == 1)
+        }
+    }
+}
