@@ -25,15 +25,7 @@ struct SessionSecurityTests {
     static func certificate(_ der: [UInt8]) throws -> Certificate { try Certificate(derEncoded: Data(der)) }
 
     static func withTLSServer<T>(_ kind: ServerChainKind, _ body: (TestServer) async throws -> T) async throws -> T {
-        let server = try await TestServer.start(.init(tls: kind))
-        do {
-            let result = try await body(server)
-            try await server.shutdown()
-            return result
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
+        try await withSessionServer(.init(tls: kind), body)
     }
 
     /// Runs GET /get and returns the status code or the error.

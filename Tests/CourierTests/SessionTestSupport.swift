@@ -59,8 +59,10 @@ extension TestServer {
     }
 }
 
-func withSessionServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start()
+func withSessionServer<T>(
+    _ configuration: TestServer.Configuration = .init(), _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start(configuration)
     do {
         let result = try await body(server)
         try await server.shutdown()
