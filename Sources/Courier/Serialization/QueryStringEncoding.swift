@@ -55,7 +55,9 @@ enum QueryStringEncoding {
         case .set(let values):
             // AFN sorts by description only; equal descriptions ("1" and 1) are then ordered
             // by their full rendering so the output is deterministic.
-            let sorted = values.sorted { ($0.description, String(reflecting: $0)) < ($1.description, String(reflecting: $1)) }
+            // The sort keys are made once per element (String(reflecting:) goes through Mirror).
+            let keyed = values.map { (description: $0.description, full: String(reflecting: $0), value: $0) }
+            let sorted = keyed.sorted { ($0.description, $0.full) < ($1.description, $1.full) }.map(\.value)
             for nested in sorted {
                 append(key: key, value: nested, to: &result)
             }
