@@ -8,15 +8,15 @@ import Testing
 /// connection or file descriptor behind.
 @Suite("HTTPEngine against misbehaving servers", .serialized)
 struct EngineFaultTests {
-    private func failure(_ path: String, idleTimeout: TimeAmount = .milliseconds(500)) async throws -> EngineError? {
+    private func failure(_ path: String, idleTimeout: TimeAmount = .seconds(2)) async throws -> EngineError? {
         var configuration = EngineConfiguration()
         configuration.idleTimeout = idleTimeout
         let error = try await withEngine(engine: configuration) { engine, server in
             let clock = ContinuousClock()
             let started = clock.now
             let error = await engineError { _ = try await engine.collect(EngineRequest(url: server.url(path))) }
-            // Generous bound: the point is "ends", not speed (no timing assertions on speed).
-            #expect(clock.now - started < .seconds(10))
+            // A hang check, not a speed check: generous for a loaded 2-core machine.
+            #expect(clock.now - started < .seconds(60))
             // The failed connection is closed: no socket to the server is left open.
             #expect(await eventually { openClientSockets(toPort: server.port) == 0 })
             #expect(await eventually { engine.openConnectionCount == 0 })

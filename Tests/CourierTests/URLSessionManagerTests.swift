@@ -140,7 +140,8 @@ struct URLSessionManagerTests {
             let manager = URLSessionManager()
             let recorder = CompletionRecorder()
             let task = manager.dataTask(
-                with: URLRequest(url: server.sessionURL("/drip?duration=6&numbytes=60&delay=0")),
+                // 12 s of drip: room for a starved test task to suspend before the end.
+                with: URLRequest(url: server.sessionURL("/drip?duration=12&numbytes=60&delay=0")),
                 completionHandler: recorder.handler)
             task.resume()
             // Suspend once bytes are flowing (the machine may be slow to start the drip).
