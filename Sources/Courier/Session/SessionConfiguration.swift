@@ -1,5 +1,8 @@
 public import CourierEngine
 public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
 
 /// How a session manager's requests behave: timeouts, connections, default headers, TLS,
 /// decompression and redirects. Like `URLSessionConfiguration`, as a value.
@@ -22,6 +25,14 @@ public struct SessionConfiguration: Sendable {
     public var decompressesResponses: Bool = true
     /// TLS settings handed to the engine (trust roots, minimum version, client identity).
     public var tls: EngineTLSConfiguration = .init()
+    /// Where cookies are kept: responses' `Set-Cookie` headers (on every hop, redirects
+    /// included) are stored in it, and requests get a `Cookie` header from it unless they
+    /// carry one or set `httpShouldHandleCookies = false`. Nil (the default): no cookies are
+    /// stored or sent. URLSession's default is `HTTPCookieStorage.shared`; a server or CLI
+    /// usually wants a store of its own (`sharedCookieStorage(forGroupContainerIdentifier:)`)
+    /// so that unrelated clients don't share cookies. On Linux, FoundationNetworking keeps a
+    /// store's persistent cookies in a file under `~/.local/share/<program>/`.
+    public var httpCookieStorage: HTTPCookieStorage?
 
     /// The defaults described on each property.
     public init() {}

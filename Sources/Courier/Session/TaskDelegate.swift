@@ -329,6 +329,7 @@ final class TaskDelegate: Sendable {
         }
         let hooks = core.hooks
         let status = Int(head.status.code)
+        core.storeCookies(from: head.headers, for: request, url: url)
         state.withLock { $0.lastStatus = status }
 
         // Redirects are the session's job, not the engine's.

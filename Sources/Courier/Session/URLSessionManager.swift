@@ -463,6 +463,12 @@ public class URLSessionManager: @unchecked Sendable {
         for (name, value) in configuration.httpAdditionalHeaders where !headers.contains(name: name) {
             headers.add(name: name, value: value)
         }
+        if let storage = configuration.httpCookieStorage, request.httpShouldHandleCookies, !headers.contains(name: "cookie"),
+            let cookies = storage.cookies(for: url), !cookies.isEmpty,
+            let cookie = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+        {
+            headers.add(name: "Cookie", value: cookie)
+        }
         // `URLRequest.timeoutInterval` defaults to 60 s, so a request that kept the default
         // follows the configuration's `timeoutIntervalForRequest`; any other value wins.
         let requested = request.timeoutInterval
@@ -479,6 +485,29 @@ public class URLSessionManager: @unchecked Sendable {
     }
 
     private static let urlRequestDefaultTimeout: TimeInterval = 60
+
+    /// Stores the cookies a response sets (each `Set-Cookie` field on its own: their dates hold
+    /// commas), when the configuration has a cookie store and the request handles cookies.
+    func storeCookies(from headers: HTTPHeaders, for request: URLRequest, url: URL) {
+        guard let storage = configuration.httpCookieStorage, request.httpShouldHandleCookies else { return }
+        let fields = headers["set-cookie"]
+        guard !fields.isEmpty else { return }
+        for field in fields {
+            let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url)
+            if SetCookieExpiry.removesCookie(field) {
+                // The server expires the cookie: remove the stored one of the same name, domain
+                // and path (Foundation would store an empty cookie instead).
+                for expired in cookies {
+                    for stored in storage.cookies ?? []
+                    where stored.name == expired.name && stored.domain == expired.domain && stored.path == expired.path {
+                        storage.deleteCookie(stored)
+                    }
+                }
+            } else {
+                storage.setCookies(cookies, for: url, mainDocumentURL: nil)
+            }
+        }
+    }
 
     func courierError(_ error: EngineError, url: URL?) -> CourierError {
         switch error {
