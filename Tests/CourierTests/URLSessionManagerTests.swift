@@ -5,6 +5,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOCore
 import Synchronization
 import Testing
 
@@ -186,6 +187,34 @@ struct URLSessionManagerTests {
             #expect(keys.contains(SessionNotificationKey.responseData))
             #expect(keys.contains(SessionNotificationKey.serializedResponse))
             #expect(keys.contains(SessionNotificationKey.metrics))
+        }
+    }
+
+    @Test func suspendStopsSendingTheBody() async throws {
+        try await withSessionServer { server in
+            let total: Int64 = 256 << 20
+            let chunk = ByteBuffer(repeating: UInt8(ascii: "u"), count: 64 << 10)
+            let body = RequestBody.stream(length: total) { writer in
+                for _ in 0..<(total / Int64(chunk.readableBytes)) { try await writer.write(chunk) }
+            }
+            var request = URLRequest(url: server.sessionURL("/upload"))
+            request.httpMethod = "POST"
+            let recorder = CompletionRecorder()
+            let task = URLSessionManager().uploadTask(withStreamedRequest: request, body: body, completionHandler: recorder.handler)
+            task.resume()
+            try await eventually { task.countOfBytesSent > 0 }
+            task.suspend()
+            // Writes already handed to the socket may still be counted; after that, nothing.
+            try await Task.sleep(for: .milliseconds(300))
+            let atSuspend = task.countOfBytesSent
+            try await Task.sleep(for: .seconds(1))
+            #expect(task.countOfBytesSent == atSuspend)
+            #expect(atSuspend < total)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.error == nil)
+            #expect(task.countOfBytesSent == total)
+            #expect((recorder.first?.object as? JSONValue)?["bytes"] == .int(total))
         }
     }
 
