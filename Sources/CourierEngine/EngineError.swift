@@ -43,6 +43,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The engine was shut down before or while the request ran.
     case shutDown
 
+    /// What went wrong, in words (the case and its details).
     public var description: String {
         switch self {
         case .invalidURL(let url): return "invalid URL: \(url)"

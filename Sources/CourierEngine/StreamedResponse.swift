@@ -14,6 +14,7 @@ public struct StreamedResponse: Sendable {
 
 /// The body of a ``StreamedResponse``.
 public final class ResponseBody: AsyncSequence, Sendable {
+    /// Body chunks as they arrive.
     public typealias Element = ByteBuffer
 
     /// Bytes buffered before the engine stops reading from the socket.

@@ -101,12 +101,20 @@ public protocol SessionEventMonitor: Sendable {
     func sessionDidInvalidate(_ manager: URLSessionManager)
 }
 
+/// Empty defaults: a monitor implements only the events it wants.
 extension SessionEventMonitor {
+    /// Does nothing.
     public func taskDidResume(_ task: SessionTask) {}
+    /// Does nothing.
     public func taskDidSuspend(_ task: SessionTask) {}
+    /// Does nothing.
     public func task(_ task: SessionTask, didFinishCollecting metrics: EngineMetrics) {}
+    /// Does nothing.
     public func taskDidComplete(_ task: SessionTask, response: HTTPURLResponse?, responseObject: (any Sendable)?, error: (any Error)?) {}
+    /// Does nothing.
     public func downloadTask(_ task: DownloadTask, didMoveFileTo url: URL) {}
+    /// Does nothing.
     public func downloadTask(_ task: DownloadTask, didFailToMoveFileWith error: any Error) {}
+    /// Does nothing.
     public func sessionDidInvalidate(_ manager: URLSessionManager) {}
 }

@@ -163,12 +163,15 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
 
     // MARK: - Hashable
 
+    /// Tasks are equal when they are the same object.
     public static func == (lhs: SessionTask, rhs: SessionTask) -> Bool { lhs === rhs }
 
+    /// Hashes the object's identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }
 
+    /// `DataTask(3, running, http://…)`.
     public var description: String {
         "\(type(of: self))(\(taskIdentifier), \(state), \(originalRequest?.url?.absoluteString ?? "-"))"
     }
