@@ -60,15 +60,17 @@ struct ConnectionFactory: Sendable {
     ) async throws(EngineError) -> HTTP1Connection {
         var info = ConnectionInfo()
         let addresses: [SocketAddress]
-        if (try? SocketAddress(ipAddress: key.host, port: key.port)) != nil {
-            addresses = try await HostResolver.resolve(host: key.host, port: key.port)
+        // Through a proxy the socket goes to the proxy; the origin is named in the requests.
+        let (connectHost, connectPort) = configuration.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
+        if (try? SocketAddress(ipAddress: connectHost, port: connectPort)) != nil {
+            addresses = try await HostResolver.resolve(host: connectHost, port: connectPort)
         } else {
             info.domainLookupStart = Date()
-            addresses = try await HostResolver.resolve(host: key.host, port: key.port)
+            addresses = try await HostResolver.resolve(host: connectHost, port: connectPort)
             info.domainLookupEnd = Date()
         }
         info.connectStart = Date()
-        var lastError = EngineError.cannotConnect(host: key.host, port: key.port, reason: "no address")
+        var lastError = EngineError.cannotConnect(host: connectHost, port: connectPort, reason: "no address")
         for address in addresses {
             guard NIODeadline.now() < deadline else { throw .timedOut(.connect) }
             do {
@@ -111,6 +113,12 @@ struct ConnectionFactory: Sendable {
         let serverHostname: String? = (try? SocketAddress(ipAddress: key.host, port: 0)) == nil ? key.host : nil
         let host = key.host
         let setupErrorBox = SetupErrorBox()
+        let proxy = configuration.proxy
+        let bracketedHost = host.contains(":") ? "[\(host)]" : host
+        let absoluteFormProxy = proxy.flatMap { proxy in
+            useTLS ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
+        }
+        let port = key.port
 
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(remaining)
@@ -121,8 +129,15 @@ struct ConnectionFactory: Sendable {
                     let handler = HTTP1ConnectionHandler(
                         host: host,
                         decompressionMaximumSize: decompressionSize,
-                        setupErrorBox: setupErrorBox
+                        setupErrorBox: setupErrorBox,
+                        absoluteFormProxy: absoluteFormProxy
                     )
+                    if useTLS, let proxy {
+                        try sync.addHandler(
+                            ProxyTunnelHandler(
+                                targetHost: host, targetPort: port, authorization: proxy.authorization,
+                                setupErrorBox: setupErrorBox))
+                    }
                     if useTLS, let sslContext {
                         let tlsHandler: NIOSSLClientHandler
                         if let verifier {
@@ -175,9 +190,9 @@ struct ConnectionFactory: Sendable {
             channel = try await bootstrap.connect(to: address).get()
         } catch let error as ChannelError {
             if case .connectTimeout = error { throw .timedOut(.connect) }
-            throw .cannotConnect(host: key.host, port: key.port, reason: "\(error)")
+            throw .cannotConnect(host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: Self.viaProxy(proxy, "\(error)"))
         } catch {
-            throw .cannotConnect(host: key.host, port: key.port, reason: Self.describe(error))
+            throw .cannotConnect(host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: Self.viaProxy(proxy, Self.describe(error)))
         }
 
         let tlsStart = Date()
@@ -224,6 +239,11 @@ struct ConnectionFactory: Sendable {
             channel.close(promise: nil)
             throw setupErrorBox.value ?? EngineErrorMapping.map(error, host: key.host)
         }
+    }
+
+    private static func viaProxy(_ proxy: EngineProxy?, _ reason: String) -> String {
+        guard let proxy else { return reason }
+        return "\(reason) (the proxy \(proxy.host):\(proxy.port))"
     }
 
     private static func describe(_ error: any Error) -> String {

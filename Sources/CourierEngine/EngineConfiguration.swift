@@ -16,6 +16,8 @@ public struct EngineConfiguration: Sendable {
     public var connectionIdleTimeout: TimeAmount = .seconds(60)
     /// TLS: trust roots, minimum version, client identity, the certificate-chain verifier.
     public var tls: EngineTLSConfiguration = .init()
+    /// A forward proxy for every request, or nil (the default) to connect directly.
+    public var proxy: EngineProxy?
     /// Response decompression (gzip and deflate). Default on, with a guard against bombs.
     public var decompression: Decompression = .enabled()
 

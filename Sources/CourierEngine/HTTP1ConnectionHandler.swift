@@ -63,7 +63,15 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     private var exchange: Exchange?
     private var pendingRead = false
 
-    init(host: String, decompressionMaximumSize: Int?, setupErrorBox: SetupErrorBox) {
+    /// Through a proxy without a tunnel (plain http): the `scheme://authority` put before each
+    /// request target (absolute form), and the `Proxy-Authorization` value.
+    let absoluteFormProxy: (origin: String, authorization: String?)?
+
+    init(
+        host: String, decompressionMaximumSize: Int?, setupErrorBox: SetupErrorBox,
+        absoluteFormProxy: (origin: String, authorization: String?)? = nil
+    ) {
+        self.absoluteFormProxy = absoluteFormProxy
         self.host = host
         self.setupErrorBox = setupErrorBox
         self.decompressionMaximumSize = decompressionMaximumSize
@@ -217,7 +225,13 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         let expectedLength = execution.bodyLength
         let exchange = Exchange(execution: execution, metrics: metrics, expectedBodyLength: expectedLength)
         self.exchange = exchange
-        let head = Self.makeHead(for: request, target: execution.target, bodyLength: expectedLength, hasBody: body != nil)
+        var head = Self.makeHead(for: request, target: execution.target, bodyLength: expectedLength, hasBody: body != nil)
+        if let absoluteFormProxy {
+            head.uri = absoluteFormProxy.origin + head.uri
+            if let authorization = absoluteFormProxy.authorization, !head.headers.contains(name: "proxy-authorization") {
+                head.headers.add(name: "Proxy-Authorization", value: authorization)
+            }
+        }
         let closeAfter = !head.isKeepAlive
         armTimers(for: exchange, context: context)
 

@@ -66,7 +66,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (self.unwrapInboundIn(data), self.state) {
-        case (.head(let head), .idle):
+        case (.head(var head), .idle):
+            // A request through a forward proxy names the whole URL (RFC 9112 §3.2.2).
+            head.uri = Self.originForm(of: head.uri)
             self.receivedHead(head, context: context)
         case (.head, _):
             // Cannot happen behind HTTPServerPipelineHandler; refuse to guess.
@@ -102,6 +104,16 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case (.end, _):
             break
         }
+    }
+
+    /// `http://host:port/path?q` → `/path?q`; other targets unchanged.
+    static func originForm(of uri: String) -> String {
+        let lowered = uri.prefix(8).lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return uri }
+        let afterScheme = uri[uri.index(uri.startIndex, offsetBy: lowered.hasPrefix("http://") ? 7 : 8)...]
+        guard let slash = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        let rest = afterScheme[slash...]
+        return rest.hasPrefix("?") ? "/" + rest : String(rest)
     }
 
     private func receivedHead(_ head: HTTPRequestHead, context: ChannelHandlerContext) {

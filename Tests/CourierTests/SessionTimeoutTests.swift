@@ -1,4 +1,5 @@
 import Courier
+import CourierEngine
 import CourierTestServer
 import Foundation
 #if canImport(FoundationNetworking)
@@ -35,6 +36,29 @@ struct SessionTimeoutTests {
             URLSessionManager().dataTask(with: request, completionHandler: recorder.handler).resume()
             await recorder.wait()
             #expect(Self.timedOut(recorder.first?.error), "\(String(describing: recorder.first?.error))")
+        }
+    }
+}
+
+/// The session's proxy setting reaches the engine.
+@Suite("Session proxy")
+struct SessionProxyTests {
+    @Test func requestsGoThroughTheConfiguredProxy() async throws {
+        let proxy = try await TestProxyServer.start()
+        do {
+            try await withSessionServer { server in
+                var configuration = SessionConfiguration()
+                configuration.proxy = EngineProxy(host: "127.0.0.1", port: proxy.port)
+                let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: configuration)
+                let (object, response) = try await manager.get("get", parameters: ["via": "proxy"])
+                #expect(response.statusCode == 200)
+                #expect((object as? JSONValue)?["args"]?["via"] == "proxy")
+                #expect(proxy.requestLines == ["GET \(server.baseURL.absoluteString)/get?via=proxy HTTP/1.1"])
+            }
+            try await proxy.shutdown()
+        } catch {
+            try? await proxy.shutdown()
+            throw error
         }
     }
 }

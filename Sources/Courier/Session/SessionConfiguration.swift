@@ -25,6 +25,10 @@ public struct SessionConfiguration: Sendable {
     public var decompressesResponses: Bool = true
     /// TLS settings handed to the engine (trust roots, minimum version, client identity).
     public var tls: EngineTLSConfiguration = .init()
+    /// A forward HTTP proxy for every request (`CONNECT` tunnels for https, so TLS and the
+    /// security policy stay end to end with the origin), or nil (the default) to connect
+    /// directly.
+    public var proxy: EngineProxy?
     /// Where cookies are kept: responses' `Set-Cookie` headers (on every hop, redirects
     /// included) are stored in it, and requests get a `Cookie` header from it unless they
     /// carry one or set `httpShouldHandleCookies = false`. Nil (the default): no cookies are
@@ -49,6 +53,7 @@ public struct SessionConfiguration: Sendable {
         configuration.maximumIdleConnectionsPerHost = httpMaximumConnectionsPerHost
         configuration.decompression = decompressesResponses ? .enabled() : .disabled
         configuration.tls = tls
+        configuration.proxy = proxy
         if let verifier {
             configuration.tls.verifier = verifier
         }

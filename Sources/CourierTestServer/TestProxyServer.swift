@@ -1,0 +1,188 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A forward HTTP proxy on loopback, for testing clients' proxy support: `CONNECT host:port`
+/// opens a tunnel (then bytes flow both ways untouched), and a request in absolute form
+/// (`GET http://host:port/path`) is relayed on a connection to that host. Optionally demands
+/// `Proxy-Authorization` (answering 407 with `Proxy-Authenticate: Basic` otherwise). It
+/// records the request lines it saw.
+public final class TestProxyServer: Sendable {
+    /// The port it listens on (127.0.0.1).
+    public let port: Int
+    private let channel: any Channel
+    private let group: MultiThreadedEventLoopGroup
+    private let log = Mutex<[String]>([])
+
+    /// The first line of every request it received (`CONNECT localhost:443 HTTP/1.1`,
+    /// `GET http://127.0.0.1:8080/get HTTP/1.1`), in order.
+    public var requestLines: [String] { log.withLock { $0 } }
+
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup) {
+        self.port = port
+        self.channel = channel
+        self.group = group
+    }
+
+    /// Starts a proxy on an ephemeral loopback port. With `requiredAuthorization` (the whole
+    /// header value, e.g. `Basic dXNlcjpwYXNz`), requests without it get 407.
+    public static func start(requiredAuthorization: String? = nil) async throws -> TestProxyServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let box = ServerBox()
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = ProxyRequestHandler(
+                        requiredAuthorization: requiredAuthorization,
+                        record: { line in box.server.withLock { $0 }?.log.withLock { $0.append(line) } },
+                        group: group
+                    )
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            try? await group.shutdownGracefully()
+            throw ChannelError.unknownLocalAddress
+        }
+        let server = TestProxyServer(port: port, channel: channel, group: group)
+        box.server.withLock { $0 = server }
+        return server
+    }
+
+    /// Stops listening and closes every connection.
+    public func shutdown() async throws {
+        try? await channel.close()
+        try await group.shutdownGracefully()
+    }
+}
+
+/// Lets connection handlers reach the server object made after the bootstrap.
+private final class ServerBox: Sendable {
+    let server = Mutex<TestProxyServer?>(nil)
+}
+
+/// One client connection of the proxy: reads the request head, then tunnels or relays.
+private final class ProxyRequestHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked: used only on its channel's event loop.
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let requiredAuthorization: String?
+    private let record: @Sendable (String) -> Void
+    private let group: any EventLoopGroup
+    private var buffered: ByteBuffer?
+    private var peer: (any Channel)?
+    private var connecting = false
+
+    init(requiredAuthorization: String?, record: @escaping @Sendable (String) -> Void, group: any EventLoopGroup) {
+        self.requiredAuthorization = requiredAuthorization
+        self.record = record
+        self.group = group
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        if let peer {
+            peer.writeAndFlush(bytes, promise: nil)
+            return
+        }
+        if buffered == nil { buffered = bytes } else { var chunk = bytes; buffered?.writeBuffer(&chunk) }
+        guard !connecting, let head = buffered, let end = head.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8)) else {
+            if (buffered?.readableBytes ?? 0) > 64 * 1024 { context.close(promise: nil) }
+            return
+        }
+        let headText = String(decoding: head.readableBytesView[head.readerIndex..<end.upperBound], as: UTF8.self)
+        let lines = headText.split(separator: "\r\n").map(String.init)
+        guard let requestLine = lines.first else { return context.close(promise: nil) }
+        record(requestLine)
+        let parts = requestLine.split(separator: " ")
+        guard parts.count == 3 else { return respond(context, "400 Bad Request") }
+        let authorization = lines.dropFirst().first { $0.lowercased().hasPrefix("proxy-authorization:") }
+            .map { String($0.dropFirst("proxy-authorization:".count)).trimmingCharacters(in: .whitespaces) }
+        if let requiredAuthorization, authorization != requiredAuthorization {
+            return respond(context, "407 Proxy Authentication Required", extra: "Proxy-Authenticate: Basic realm=\"proxy\"\r\n")
+        }
+        let isConnect = parts[0] == "CONNECT"
+        let authority: Substring
+        if isConnect {
+            authority = parts[1]
+        } else if parts[1].hasPrefix("http://") {
+            let afterScheme = parts[1].dropFirst(7)
+            authority = afterScheme.prefix { $0 != "/" && $0 != "?" }
+        } else {
+            return respond(context, "400 Bad Request")
+        }
+        guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]) else {
+            return respond(context, "400 Bad Request")
+        }
+        let host = String(authority[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        connecting = true
+        let client = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let inbound = context.channel
+        ClientBootstrap(group: context.eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RelayHandler(to: inbound))
+                }
+            }
+            .connect(host: host == "localhost" ? "127.0.0.1" : host, port: port)
+            .whenComplete { result in
+                let (handler, context) = client.value
+                switch result {
+                case .failure:
+                    handler.respond(context, "502 Bad Gateway")
+                case .success(let outbound):
+                    handler.peer = outbound
+                    if isConnect {
+                        var reply = context.channel.allocator.buffer(capacity: 64)
+                        reply.writeString("HTTP/1.1 200 Connection Established\r\n\r\n")
+                        context.writeAndFlush(handler.wrapOutboundOut(reply), promise: nil)
+                        var rest = head
+                        rest.moveReaderIndex(to: end.upperBound)
+                        if rest.readableBytes > 0 { outbound.writeAndFlush(rest, promise: nil) }
+                    } else {
+                        outbound.writeAndFlush(head, promise: nil)
+                    }
+                    handler.buffered = nil
+                }
+            }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        peer?.close(promise: nil)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    private func respond(_ context: ChannelHandlerContext, _ status: String, extra: String = "") {
+        var reply = context.channel.allocator.buffer(capacity: 128)
+        reply.writeString("HTTP/1.1 \(status)\r\n\(extra)Content-Length: 0\r\nConnection: close\r\n\r\n")
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(reply)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}
+
+/// Copies what one channel reads to another, and closes the other when it closes.
+private final class RelayHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    private let target: any Channel
+
+    init(to target: any Channel) { self.target = target }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        target.writeAndFlush(unwrapInboundIn(data), promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        target.close(promise: nil)
+        context.fireChannelInactive()
+    }
+}
