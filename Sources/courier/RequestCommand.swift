@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierEngine
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -71,6 +72,9 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("pin-mode"), help: "What --pin-cert pins: certificate or public-key.")
     var pinMode: String = "certificate"
+
+    @Option(help: ArgumentHelp("Send every request through this forward proxy: http://[user:password@]host:port.", valueName: "url"))
+    var proxy: String?
 
     @Option(
         name: [.customShort("p"), .customLong("print")],
@@ -206,6 +210,19 @@ struct RequestCommand: AsyncParsableCommand {
         return (auth, typed)
     }
 
+    /// `http://[user:password@]host:port` (or `host:port`) → the engine's proxy setting.
+    static func parseProxy(_ text: String) throws -> EngineProxy {
+        let withScheme = text.contains("://") ? text : "http://" + text
+        guard let components = URLComponents(string: withScheme), components.scheme?.lowercased() == "http",
+            let host = components.host, !host.isEmpty
+        else {
+            throw RequestBuildError(description: "--proxy \(text) is not an http://host:port URL")
+        }
+        return EngineProxy(
+            host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: components.port ?? 80,
+            username: components.user?.removingPercentEncoding, password: components.password?.removingPercentEncoding)
+    }
+
     private func makeManager(digestAuth: (user: String, password: String)?) throws -> URLSessionManager {
         var configuration = SessionConfiguration()
         if let timeout {
@@ -215,6 +232,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         guard maxRedirects >= 0 else { throw RequestBuildError(description: "--max-redirects must be 0 or more") }
         configuration.maximumRedirects = follow ? maxRedirects : 0
+        if let proxy { configuration.proxy = try Self.parseProxy(proxy) }
         let tls = try TLSOptions(verify: verify, pinnedCertificatePath: pinCert, pinMode: pinMode)
         tls.apply(to: &configuration)
         let manager = URLSessionManager(configuration: configuration)
