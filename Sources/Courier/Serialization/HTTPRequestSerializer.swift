@@ -32,6 +32,11 @@ public final class HTTPRequestSerializer: RequestSerializer {
         func index(of field: String) -> Int? {
             headers.firstIndex { $0.name.caseInsensitiveCompare(field) == .orderedSame }
         }
+
+        /// Whether `request`'s method puts parameters in the query (a missing method is GET).
+        func encodesParametersInURI(_ request: URLRequest) -> Bool {
+            methodsInURI.contains((request.httpMethod ?? "GET").uppercased())
+        }
     }
 
     private let state: Mutex<State>
@@ -158,7 +163,7 @@ public final class HTTPRequestSerializer: RequestSerializer {
     /// - Throws: ``CourierError/RequestSerializationReason/invalidURL(_:)`` when `urlString`
     ///   is not a URL; whatever ``serialize(_:parameters:)`` throws.
     public func request(method: String, urlString: String, parameters: Parameters?) throws -> URLRequest {
-        try serialize(makeRequest(method: method, urlString: urlString, state: snapshot), parameters: parameters)
+        try serialize(makeRequest(method: method, urlString: urlString), parameters: parameters)
     }
 
     /// Adds the default headers the request lacks, then encodes `parameters`: into the query
@@ -168,27 +173,62 @@ public final class HTTPRequestSerializer: RequestSerializer {
     /// Content-Type. nil parameters on a body method give an empty body (AFN #2864).
     /// - Throws: the custom query closure's error; ``CourierError/RequestSerializationReason/stringEncodingFailed(_:)``.
     public func serialize(_ request: URLRequest, parameters: Parameters?) throws -> URLRequest {
-        let state = snapshot
+        try serialize(request, parameters: parameters, state: snapshot)
+    }
+
+    /// ``serialize(_:parameters:)`` against one snapshot, so a wrapper that already took one
+    /// sees the same configuration throughout.
+    func serialize(_ request: URLRequest, parameters: Parameters?, state: State) throws -> URLRequest {
         var request = request
         Self.applyDefaultHeaders(state.headers, to: &request)
         let query = try Self.query(for: request, parameters: parameters, state: state)
-        if state.methodsInURI.contains((request.httpMethod ?? "GET").uppercased()) {
+        if state.encodesParametersInURI(request) {
             if let query, !query.isEmpty, let url = request.url {
                 request.url = Self.appendingQuery(query, to: url)
             }
-        } else {
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            }
-            guard let body = (query ?? "").data(using: state.stringEncoding) else {
-                throw CourierError.requestSerializationFailed(.stringEncodingFailed(state.stringEncoding))
-            }
-            request.httpBody = body
+            return request
         }
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        }
+        guard let body = (query ?? "").data(using: state.stringEncoding) else {
+            throw CourierError.requestSerializationFailed(.stringEncodingFailed(state.stringEncoding))
+        }
+        request.httpBody = body
+        return request
+    }
+
+    /// The shape shared by the serializers that write their own body (JSON, property list):
+    /// methods in ``httpMethodsEncodingParametersInURI`` get the standard query encoding of
+    /// `queryParameters()`; every other method gets the default headers and, **only when
+    /// `body()` returns data**, that body with `Content-Type: contentType` unless the request
+    /// already has one.
+    func serialize(
+        _ request: URLRequest,
+        queryParameters: () throws -> Parameters?,
+        contentType: String,
+        body: () throws -> Data?
+    ) throws -> URLRequest {
+        let state = snapshot
+        if state.encodesParametersInURI(request) {
+            return try serialize(request, parameters: queryParameters(), state: state)
+        }
+        var request = request
+        Self.applyDefaultHeaders(state.headers, to: &request)
+        guard let body = try body() else { return request }
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        request.httpBody = body
         return request
     }
 
     // MARK: - Shared steps
+
+    /// Step 1 with the current configuration.
+    func makeRequest(method: String, urlString: String) throws -> URLRequest {
+        try makeRequest(method: method, urlString: urlString, state: snapshot)
+    }
 
     /// Step 1 of AFN's request building.
     func makeRequest(method: String, urlString: String, state: State) throws -> URLRequest {

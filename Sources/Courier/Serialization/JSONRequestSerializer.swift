@@ -42,7 +42,7 @@ public final class JSONRequestSerializer: HTTPRequestSerializerWrapper {
     /// Like ``request(method:urlString:parameters:)`` for any JSON value, e.g. a top-level
     /// array. URI methods accept only a dictionary (or nil).
     public func request(method: String, urlString: String, jsonObject: ParameterValue?) throws -> URLRequest {
-        try serialize(base.makeRequest(method: method, urlString: urlString, state: base.snapshot), jsonObject: jsonObject)
+        try serialize(base.makeRequest(method: method, urlString: urlString), jsonObject: jsonObject)
     }
 
     /// Serializes `parameters` into `request` as described on the type.
@@ -54,24 +54,19 @@ public final class JSONRequestSerializer: HTTPRequestSerializerWrapper {
     /// - Throws: ``CourierError/RequestSerializationReason/invalidJSONValue(_:)`` for a set or
     ///   a non-finite number; for URI methods, a value that is not a dictionary.
     public func serialize(_ request: URLRequest, jsonObject: ParameterValue?) throws -> URLRequest {
-        let state = base.snapshot
-        if state.methodsInURI.contains((request.httpMethod ?? "GET").uppercased()) {
-            switch jsonObject {
-            case nil: return try base.serialize(request, parameters: nil)
-            case .dictionary(let parameters)?: return try base.serialize(request, parameters: parameters)
-            case let value?:
-                throw CourierError.requestSerializationFailed(
-                    .invalidJSONValue("only a dictionary can be encoded in the URL, not \(value)"))
-            }
-        }
-        var request = request
-        HTTPRequestSerializer.applyDefaultHeaders(state.headers, to: &request)
-        guard let jsonObject else { return request }
-        if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        request.httpBody = try Self.jsonData(for: jsonObject, options: writingOptions)
-        return request
+        try base.serialize(
+            request,
+            queryParameters: {
+                switch jsonObject {
+                case nil: return nil
+                case .dictionary(let parameters)?: return parameters
+                case let value?:
+                    throw CourierError.requestSerializationFailed(
+                        .invalidJSONValue("only a dictionary can be encoded in the URL, not \(value)"))
+                }
+            },
+            contentType: "application/json",
+            body: { try jsonObject.map { try Self.jsonData(for: $0, options: writingOptions) } })
     }
 
     /// JSON text for a parameter value; sets and non-finite numbers are not JSON.

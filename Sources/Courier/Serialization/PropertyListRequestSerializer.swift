@@ -30,30 +30,29 @@ public final class PropertyListRequestSerializer: HTTPRequestSerializerWrapper {
     /// - Throws: ``CourierError/RequestSerializationReason/invalidURL(_:)``,
     ///   ``CourierError/RequestSerializationReason/invalidPropertyListValue(_:)``.
     public func request(method: String, urlString: String, parameters: Parameters?) throws -> URLRequest {
-        try serialize(base.makeRequest(method: method, urlString: urlString, state: base.snapshot), parameters: parameters)
+        try serialize(base.makeRequest(method: method, urlString: urlString), parameters: parameters)
     }
 
     /// Serializes `parameters` into `request` as described on the type.
     /// - Throws: ``CourierError/RequestSerializationReason/invalidPropertyListValue(_:)`` for
     ///   `null`, a set or a non-finite number (property lists have no such values).
     public func serialize(_ request: URLRequest, parameters: Parameters?) throws -> URLRequest {
-        let state = base.snapshot
-        if state.methodsInURI.contains((request.httpMethod ?? "GET").uppercased()) {
-            return try base.serialize(request, parameters: parameters)
-        }
-        var request = request
-        HTTPRequestSerializer.applyDefaultHeaders(state.headers, to: &request)
-        guard let parameters else { return request }
-        if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/x-plist", forHTTPHeaderField: "Content-Type")
-        }
-        let object = try Self.propertyListObject(for: .dictionary(parameters))
+        try base.serialize(
+            request, queryParameters: { parameters }, contentType: "application/x-plist",
+            body: { try parameters.map { try Self.propertyListData(for: .dictionary($0), format: format) } })
+    }
+
+    /// The property list for a parameter value in `format`.
+    static func propertyListData(
+        for value: ParameterValue,
+        format: PropertyListSerialization.PropertyListFormat
+    ) throws -> Data {
+        let object = try propertyListObject(for: value)
         do {
-            request.httpBody = try PropertyListSerialization.data(fromPropertyList: object, format: format, options: 0)
+            return try PropertyListSerialization.data(fromPropertyList: object, format: format, options: 0)
         } catch {
             throw CourierError.requestSerializationFailed(.invalidPropertyListValue(String(describing: error)))
         }
-        return request
     }
 
     /// Foundation objects for a parameter value.
