@@ -73,6 +73,19 @@ import FoundationNetworking
         try serializer.validate(makeResponse(status: 418), data: nil)
     }
 
+    @Test func contentTypesCompareCaseInsensitivelyAndReadBackAsSet() throws {
+        let serializer = HTTPResponseSerializer(acceptableContentTypes: ["Application/JSON"])
+        let body = Data("{}".utf8)
+        try serializer.validate(makeResponse(contentType: "application/json"), data: body)
+        try serializer.validate(makeResponse(contentType: "APPLICATION/JSON; charset=utf-8"), data: body)
+        #expect(serializer.acceptableContentTypes == ["Application/JSON"])
+        // A later change replaces the list entirely.
+        serializer.acceptableContentTypes = ["TEXT/Plain"]
+        try serializer.validate(makeResponse(contentType: "text/plain"), data: body)
+        #expect(throws: CourierError.self) { try serializer.validate(makeResponse(contentType: "application/json"), data: body) }
+        #expect(serializer.acceptableContentTypes == ["TEXT/Plain"])
+    }
+
     @Test func noResponseIsValid() throws {
         try HTTPResponseSerializer().validate(nil, data: Data("x".utf8))
     }

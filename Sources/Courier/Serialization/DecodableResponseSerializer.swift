@@ -37,13 +37,13 @@ public final class DecodableResponseSerializer<T: Decodable & Sendable>: HTTPRes
     /// Status codes whose empty bodies give nil. Default `[204, 205]`.
     public var emptyResponseCodes: Set<Int> {
         get { settings.value.emptyResponseCodes }
-        set { settings.value.emptyResponseCodes = newValue }
+        set { settings.update { $0.emptyResponseCodes = newValue } }
     }
 
     /// Whether any empty body gives nil (for HEAD). Default false.
     public var allowsEmptyResponses: Bool {
         get { settings.value.allowsEmptyResponses }
-        set { settings.value.allowsEmptyResponses = newValue }
+        set { settings.update { $0.allowsEmptyResponses = newValue } }
     }
 
     /// The decoded value, or nil for an allowed empty body.
@@ -57,7 +57,7 @@ public final class DecodableResponseSerializer<T: Decodable & Sendable>: HTTPRes
         let validation = base.validation(response, data: data)
         if validation.skipsParsing { return SerializedResponse(object: .some(nil), error: validation.error) }
         let settings = settings.value
-        guard let data, !data.isEmpty, data != Data(" ".utf8) else {
+        guard let data, !data.isBlankBody else {
             let allowed = settings.allowsEmptyResponses
                 || response.map { settings.emptyResponseCodes.contains($0.statusCode) } ?? false
             if allowed || validation.error != nil {

@@ -22,7 +22,20 @@ import Synchronization
 public final class HTTPResponseSerializer: ResponseSerializer {
     struct Settings {
         var acceptableStatusCodes: IndexSet? = IndexSet(integersIn: 200..<300)
-        var acceptableContentTypes: Set<String>?
+        var acceptableContentTypes: Set<String>? {
+            didSet { lowercasedContentTypes = Self.lowercased(acceptableContentTypes) }
+        }
+        /// ``acceptableContentTypes`` lowercased once per change rather than once per response.
+        private(set) var lowercasedContentTypes: Set<String>?
+
+        init(acceptableContentTypes: Set<String>?) {
+            self.acceptableContentTypes = acceptableContentTypes
+            lowercasedContentTypes = Self.lowercased(acceptableContentTypes)
+        }
+
+        private static func lowercased(_ types: Set<String>?) -> Set<String>? {
+            types.map { Set($0.map { $0.lowercased() }) }
+        }
     }
 
     /// The outcome of validation: AFN's `BOOL` plus its optional `NSError`.
@@ -98,9 +111,9 @@ public final class HTTPResponseSerializer: ResponseSerializer {
         var isValid = true
         var error: CourierError?
         let dataLength = data?.count ?? 0
-        if let acceptable = settings.acceptableContentTypes {
+        if let acceptable = settings.lowercasedContentTypes {
             let mimeType = response.mimeType?.lowercased()
-            let accepted = mimeType.map { mime in acceptable.contains { $0.lowercased() == mime } } ?? false
+            let accepted = mimeType.map(acceptable.contains) ?? false
             if !accepted && !(mimeType == nil && dataLength == 0) {
                 if dataLength > 0, response.url != nil {
                     error = .unacceptableContentType(response.mimeType, response: response, data: data)
@@ -116,4 +129,10 @@ public final class HTTPResponseSerializer: ResponseSerializer {
         }
         return Validation(isValid: isValid, error: error)
     }
+}
+
+extension Data {
+    /// Whether a body carries nothing to parse: zero bytes, or the single space Rails'
+    /// `head :ok` sends (AFNetworking's check before parsing JSON).
+    var isBlankBody: Bool { isEmpty || (count == 1 && first == UInt8(ascii: " ")) }
 }

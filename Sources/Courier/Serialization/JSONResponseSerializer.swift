@@ -18,25 +18,31 @@ public import FoundationNetworking
 public final class JSONResponseSerializer: HTTPResponseSerializerWrapper {
     /// Holds the validation settings.
     public let base: HTTPResponseSerializer
-    private let settings: LockedValue<(JSONSerialization.ReadingOptions, Bool)>
+    private struct Settings {
+        var readingOptions: JSONSerialization.ReadingOptions
+        var removesKeysWithNullValues: Bool
+    }
+
+    private let settings: LockedValue<Settings>
 
     /// Creates a serializer. `readingOptions`: `.fragmentsAllowed` accepts a top-level
     /// scalar (default: only objects and arrays, as `JSONSerialization`).
     public init(readingOptions: JSONSerialization.ReadingOptions = [], removesKeysWithNullValues: Bool = false) {
         base = HTTPResponseSerializer(acceptableContentTypes: ["application/json", "text/json", "text/javascript"])
-        settings = LockedValue((readingOptions, removesKeysWithNullValues))
+        settings = LockedValue(
+            Settings(readingOptions: readingOptions, removesKeysWithNullValues: removesKeysWithNullValues))
     }
 
     /// Reading options; only `.fragmentsAllowed` changes the result. Default none.
     public var readingOptions: JSONSerialization.ReadingOptions {
-        get { settings.value.0 }
-        set { settings.value.0 = newValue }
+        get { settings.value.readingOptions }
+        set { settings.update { $0.readingOptions = newValue } }
     }
 
     /// Whether `null` object members and array elements are removed, recursively. Default false.
     public var removesKeysWithNullValues: Bool {
-        get { settings.value.1 }
-        set { settings.value.1 = newValue }
+        get { settings.value.removesKeysWithNullValues }
+        set { settings.update { $0.removesKeysWithNullValues = newValue } }
     }
 
     /// The parsed JSON, nil for an empty or single-space body.
@@ -49,13 +55,15 @@ public final class JSONResponseSerializer: HTTPResponseSerializerWrapper {
     public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<JSONValue?> {
         let validation = base.validation(response, data: data)
         if validation.skipsParsing { return SerializedResponse(object: .some(nil), error: validation.error) }
-        guard let data, !data.isEmpty, data != Data(" ".utf8) else {
+        guard let data, !data.isBlankBody else {
             return SerializedResponse(object: .some(nil), error: validation.error)
         }
-        let (options, removesNulls) = settings.value
+        let settings = settings.value
         do {
-            let value = try JSONValue(parsing: data, allowFragments: options.contains(.fragmentsAllowed))
-            return SerializedResponse(object: .some(removesNulls ? value.removingNullValues() : value), error: validation.error)
+            let value = try JSONValue(parsing: data, allowFragments: settings.readingOptions.contains(.fragmentsAllowed))
+            return SerializedResponse(
+                object: .some(settings.removesKeysWithNullValues ? value.removingNullValues() : value),
+                error: validation.error)
         } catch {
             return SerializedResponse(
                 object: .some(nil),

@@ -11,4 +11,10 @@ final class LockedValue<Value: Sendable>: Sendable {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
     }
+
+    /// Changes one field of the value under the lock. `value.field = x` would read the whole
+    /// value and write it back in two steps, losing a concurrent change to another field.
+    func update(_ body: (inout Value) -> Void) {
+        storage.withLock { body(&$0) }
+    }
 }
