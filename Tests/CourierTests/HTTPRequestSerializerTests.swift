@@ -55,8 +55,10 @@ import FoundationNetworking
 
     @Test func headerConfiguration() {
         let serializer = HTTPRequestSerializer()
-        #expect(serializer.value(forHTTPHeaderField: "accept-language") != nil)
-        #expect(serializer.httpRequestHeaders["User-Agent"] != nil)
+        #expect(serializer.value(forHTTPHeaderField: "accept-language") == DefaultHeaders.processAcceptLanguage)
+        #expect(serializer.httpRequestHeaders == [
+            "Accept-Language": DefaultHeaders.processAcceptLanguage, "User-Agent": DefaultHeaders.processUserAgent,
+        ])
         serializer.setValue("1", forHTTPHeaderField: "X-Thing")
         serializer.setValue("2", forHTTPHeaderField: "x-thing")
         #expect(serializer.value(forHTTPHeaderField: "X-THING") == "2")

@@ -16,7 +16,8 @@ import FoundationNetworking
         #expect(String(decoding: request.httpBody ?? Data(), as: UTF8.self)
             == #"{"a":"x\/y","b":[1,2.5,true,null],"c":{"n":-9007199254740993}}"#)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
-        #expect(request.value(forHTTPHeaderField: "User-Agent") != nil)
+        #expect(request.value(forHTTPHeaderField: "User-Agent") == DefaultHeaders.processUserAgent)
+        #expect(request.value(forHTTPHeaderField: "Accept-Language") == DefaultHeaders.processAcceptLanguage)
     }
 
     @Test func nilParametersGiveNoBodyAndNoContentType() throws {

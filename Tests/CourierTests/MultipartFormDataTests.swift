@@ -152,7 +152,8 @@ import FoundationNetworking
         #expect(request.urlRequest.value(forHTTPHeaderField: "Content-Type") == form.contentType)
         #expect(request.urlRequest.value(forHTTPHeaderField: "Content-Length") == String(form.contentLength))
         #expect(request.urlRequest.httpBody == nil)
-        #expect(request.urlRequest.value(forHTTPHeaderField: "User-Agent") != nil)
+        #expect(request.urlRequest.value(forHTTPHeaderField: "User-Agent") == DefaultHeaders.processUserAgent)
+        #expect(request.urlRequest.value(forHTTPHeaderField: "Accept-Language") == DefaultHeaders.processAcceptLanguage)
         let body = String(decoding: try await Self.body(of: form), as: UTF8.self)
         let names = body.components(separatedBy: "form-data; name=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
         #expect(names == ["a[]", "a[]", "b[x]", "b[y]", "n", "file"])

@@ -75,6 +75,6 @@ import FoundationNetworking
             try PropertyListRequestSerializer().request(method: "POST", urlString: base + "/post", parameters: ["k": "v"])
         }
         #expect(echo["headers"]?["Content-Type"] == "application/x-plist")
-        #expect(echo["data"]?.stringValue?.contains("<key>k</key>") == true)
+        #expect(try propertyList(echoedIn: echo) == ["k": "v"])
     }
 }

@@ -38,7 +38,8 @@ import FoundationNetworking
     @Test func jsonEndpoint() async throws {
         let (response, data) = try await Self.fetch("/json")
         let value = try #require(try JSONResponseSerializer().responseObject(for: response, data: data))
-        #expect(value["slideshow"]?["title"]?.stringValue != nil)
+        #expect(value["slideshow"]?["title"] == "Sample Slide Show")
+        #expect(value["slideshow"]?["slides"]?[1]?["items"]?[0] == "Why <em>WonderWidgets</em> are great")
         struct Slideshow: Decodable, Sendable { struct Show: Decodable, Sendable { var title: String }; var slideshow: Show }
         let decoded = try DecodableResponseSerializer(Slideshow.self).responseObject(for: response, data: data)
         #expect(decoded?.slideshow.title == value["slideshow"]?["title"]?.stringValue)
@@ -71,7 +72,8 @@ import FoundationNetworking
         let (response, data) = try await Self.fetch("/image/\(path)")
         let image = try #require(try ImageResponseSerializer().responseObject(for: response, data: data))
         #expect(image.format == format)
-        #expect(image.pixelWidth > 0 && image.pixelHeight > 0)
+        // Every sample image the server sends is 16 × 12 pixels.
+        #expect(image.pixelWidth == 16 && image.pixelHeight == 12)
     }
 
     @Test func statusNotFound() async throws {

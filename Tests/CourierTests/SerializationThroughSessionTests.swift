@@ -11,7 +11,7 @@ import Testing
 @Suite("Serializers through HTTPSessionManager")
 struct SerializationThroughSessionTests {
     @Test func httpSerializerFormBodyAndQuery() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let (post, _) = try await manager.post("post", parameters: ["a": ["b": 1], "c": [1, 2], "s": "x y"])
             let json = try #require(post as? JSONValue)
@@ -28,7 +28,7 @@ struct SerializationThroughSessionTests {
     }
 
     @Test func jsonSerializerBody() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             manager.requestSerializer = JSONRequestSerializer()
             let (object, _) = try await manager.post("post", parameters: ["name": "ada", "n": 3, "ok": true])
@@ -40,33 +40,36 @@ struct SerializationThroughSessionTests {
     }
 
     @Test func propertyListSerializerBody() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             manager.requestSerializer = PropertyListRequestSerializer()
             let (object, _) = try await manager.post("post", parameters: ["k": "v"])
             let json = try #require(object as? JSONValue)
             #expect(json["headers"]?["Content-Type"] == "application/x-plist")
-            #expect(json["data"]?.stringValue?.contains("<key>k</key>") == true)
+            #expect(try propertyList(echoedIn: json) == ["k": "v"])
         }
     }
 
     @Test func responseSerializersOnRealResponses() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let xml = try await manager.data(
                 for: URLRequest(url: server.sessionURL("/xml")), serializer: XMLDocumentResponseSerializer())
             #expect(xml.response.statusCode == 200)
+            #expect(xml.value?.rootElementName == "slideshow")
             let png = try await manager.data(for: URLRequest(url: server.sessionURL("/image/png")), serializer: ImageResponseSerializer())
             let image = try #require(png.value)
             #expect(image.format == .png)
-            #expect(image.pixelWidth > 0)
+            #expect(image.pixelWidth == 16 && image.pixelHeight == 12)
             let text = try await manager.data(for: URLRequest(url: server.sessionURL("/encoding/utf8")), serializer: StringResponseSerializer())
-            #expect(!text.value.isEmpty)
+            // Multi-byte scripts prove the body was decoded as UTF-8, not Latin-1.
+            #expect(text.value.hasPrefix("<h1>Unicode Demo</h1>"))
+            #expect(text.value.contains("Chinese:    我能吞下玻璃而不伤身体。"))
         }
     }
 
     @Test func htmlIsRejectedByJSONWithTheContentTypeError() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             do {
                 _ = try await manager.get("html")
