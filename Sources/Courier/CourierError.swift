@@ -173,9 +173,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
         case .responseSerializationFailed(let reason, _, _, _):
             return "Response serialization failed: \(reason)"
         case .serverTrustRejected(let host, let reason):
-            // The security policy's reasons already start with AFNetworking's sentence.
-            if reason.hasPrefix("The certificate for this server is invalid") { return reason }
-            return "The certificate for this server is invalid (\(host)): \(reason)"
+            return "The certificate for this server is invalid. You might be connecting to a server that is pretending to be "
+                + "“\(host)” which could put your confidential information at risk. Reason: \(reason)"
         case .timedOut(_, let reason): return "The request timed out: \(reason)"
         case .cannotConnect(_, let reason): return "Could not connect to the server: \(reason)"
         case .connectionLost(_, let reason): return "The network connection was lost: \(reason)"

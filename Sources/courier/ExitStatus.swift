@@ -94,12 +94,12 @@ struct FailureReport: Error {
         case .serverTrustRejected(let trustHost, let reason) where reason.contains("pinned"):
             self.init(
                 status: .tlsFailure,
-                message: "TLS certificate rejected for \(trustHost): \(Self.shortReason(reason))",
+                message: "TLS certificate rejected for \(trustHost): \(reason)",
                 hint: "The server does not present what --pin-cert pins; check the file and --pin-mode.")
         case .serverTrustRejected(let trustHost, let reason):
             self.init(
                 status: .tlsFailure,
-                message: "TLS certificate rejected for \(trustHost): \(Self.shortReason(reason))",
+                message: "TLS certificate rejected for \(trustHost): \(reason)",
                 hint: "Use --verify PATH to trust a CA, or --verify no to skip checks.")
         case .cannotConnect(_, let reason) where reason.contains("TLS"):
             self.init(
@@ -135,11 +135,6 @@ struct FailureReport: Error {
     }
 
     /// The engine's trust messages end with `Reason: <why>`; the why is what the user needs.
-    private static func shortReason(_ reason: String) -> String {
-        guard let range = reason.range(of: "Reason: ", options: .backwards) else { return reason }
-        return String(reason[range.upperBound...])
-    }
-
     private static func authority(_ url: URL?) -> String? {
         guard let url, let host = url.host else { return nil }
         return url.port.map { "\(host):\($0)" } ?? host

@@ -35,8 +35,8 @@ struct SecurityPolicyTrustVerifierTests {
             Issue.record("expected a rejection, got \(decision)")
             return
         }
-        #expect(reason.hasPrefix(Self.afnSentence))
-        #expect(reason.contains("certificate #1 of the chain can't be parsed"))
+        #expect(reason.hasPrefix("certificate #1 of the chain can't be parsed"))
+        #expect(CourierError.serverTrustRejected(host: "localhost", reason: reason).description == Self.afnSentence + " Reason: " + reason)
     }
 
     @Test func extraRootsJoinTheSystemStoreOnlyWhenThePolicyHasNoRoots() async throws {
@@ -46,7 +46,7 @@ struct SecurityPolicyTrustVerifierTests {
             Issue.record("the system store trusted the test CA")
             return
         }
-        #expect(reason.hasPrefix(SecurityPolicyTrustVerifier.reason(host: "localhost", "chain does not lead to a trusted root")))
+        #expect(reason.hasPrefix("chain does not lead to a trusted root"))
         #expect(reason.contains("the chain sent ends at CN=Courier Test Intermediate CA"))
         // Plus the engine's extra root.
         #expect(await verifier(.default, extraRoots: [authority.rootCertificateDER]).verify(chain: chain, host: "localhost") == .trust)
@@ -59,7 +59,7 @@ struct SecurityPolicyTrustVerifierTests {
             Issue.record("trusted although the policy's only root is another authority's")
             return
         }
-        #expect(otherReason.contains("Reason: chain does not lead to a trusted root"))
+        #expect(otherReason.hasPrefix("chain does not lead to a trusted root"))
     }
 
     @Test func thePolicyIsReadAtEachVerification() async throws {
@@ -149,8 +149,7 @@ struct SecurityPolicyTrustVerifierTests {
                 return
             }
             #expect(host == "localhost")
-            #expect(reason.hasPrefix(Self.afnSentence))
-            #expect(reason.hasSuffix("no certificate in the chain matches a pinned certificate"))
+            #expect(reason == "no certificate in the chain matches a pinned certificate")
             // And as the Courier error the session layer will surface.
             guard case .serverTrustRejected(_, let courierReason) = CourierError(.serverTrustRejected(host: host, reason: reason))
             else {
@@ -158,6 +157,7 @@ struct SecurityPolicyTrustVerifierTests {
                 return
             }
             #expect(courierReason == reason)
+            #expect(CourierError.serverTrustRejected(host: host, reason: reason).description == Self.afnSentence + " Reason: " + reason)
         }
     }
 
@@ -183,8 +183,7 @@ struct SecurityPolicyTrustVerifierTests {
                 return
             }
             #expect(host == "localhost")
-            #expect(reason.hasPrefix(Self.afnSentence))
-            #expect(reason.contains("Reason: host name does not match"))
+            #expect(reason.hasPrefix("host name does not match"))
         }
     }
 
@@ -214,7 +213,7 @@ struct SecurityPolicyTrustVerifierTests {
                 Issue.record("expected serverTrustRejected, got \(String(describing: error))")
                 return
             }
-            #expect(reason.contains("Reason: certificate has expired"))
+            #expect(reason.hasPrefix("certificate has expired"))
         }
     }
 }

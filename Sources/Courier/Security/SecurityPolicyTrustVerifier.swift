@@ -9,8 +9,8 @@ import X509
 /// ``Certificate``s and judged by the policy that `policy` returns at that moment (so a session
 /// can change its policy between connections), with the domain set to the host. Anchors are the
 /// policy's ``SecurityPolicy/trustedRootCertificates`` or, when nil, the system store plus the
-/// engine's extra roots. A rejection's reason starts with AFNetworking's task-error sentence and
-/// ends with the specific reason.
+/// engine's extra roots. A rejection carries the specific reason; ``CourierError``'s message
+/// puts AFNetworking's task-error sentence in front of it.
 struct SecurityPolicyTrustVerifier: ServerTrustVerifier {
     private let policy: @Sendable () -> SecurityPolicy
     /// System roots plus the extra ones; `CertificateStore.systemTrustRoots` is parsed once per
@@ -39,7 +39,7 @@ struct SecurityPolicyTrustVerifier: ServerTrustVerifier {
                 certificates.append(try Certificate(derBytes: der))
             } catch {
                 let detail = (error as? CourierError)?.description ?? "\(error)"
-                return .reject(reason: Self.reason(host: host, "certificate #\(index + 1) of the chain can't be parsed: \(detail)"))
+                return .reject(reason: "certificate #\(index + 1) of the chain can't be parsed: \(detail)")
             }
         }
         let policy = self.policy()
@@ -47,13 +47,7 @@ struct SecurityPolicyTrustVerifier: ServerTrustVerifier {
         let evaluation = await policy.evaluation(serverChain: certificates, forDomain: host, at: Date(), trustRoots: roots)
         switch evaluation {
         case .trusted: return .trust
-        case .rejected(let reason): return .reject(reason: Self.reason(host: host, reason))
+        case .rejected(let reason): return .reject(reason: reason)
         }
-    }
-
-    /// AFN's task-error sentence for `host`, then the specific reason.
-    static func reason(host: String, _ specific: String) -> String {
-        "The certificate for this server is invalid. You might be connecting to a server that is pretending to be "
-            + "“\(host)” which could put your confidential information at risk. Reason: \(specific)"
     }
 }

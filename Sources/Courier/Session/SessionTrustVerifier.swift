@@ -41,7 +41,7 @@ struct SessionTrustVerifier: ServerTrustVerifier {
             let certificates = chain.compactMap { try? Certificate(derBytes: $0) }
             switch await handler(ServerTrustChallenge(host: host, certificateChain: certificates)) {
             case .trust: return .trust
-            case .reject(let reason): return .reject(reason: SecurityPolicyTrustVerifier.reason(host: host, reason))
+            case .reject(let reason): return .reject(reason: reason)
             case .performDefaultHandling: break
             }
         }
