@@ -50,9 +50,7 @@ extension URLSessionManager {
         let outcome = Mutex<Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>?>(nil)
         let finish: @Sendable () -> Void = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<@Sendable () -> Void, Never>) in
-                let task = register(
-                    { DataTask(taskIdentifier: $0, request: request) }, kind: .data,
-                    body: Self.body(of: request), uploadProgress: nil, downloadProgress: nil,
+                let setup = TaskSetup(
                     completion: { response, object, error in
                         let result: Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>
                         if let error {
@@ -66,6 +64,8 @@ extension URLSessionManager {
                     },
                     serializer: serializer,
                     finisher: { work in continuation.resume(returning: work) })
+                let task = register(
+                    { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
                 box.withLock { $0 = task }
                 task.resume()
                 if Task.isCancelled { task.cancel() }

@@ -139,7 +139,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
             continuation.finish()
             return stream
         }
-        return delegate.progressUpdates(direction)
+        return delegate.progress.updates(direction)
     }
 
     // MARK: - Control

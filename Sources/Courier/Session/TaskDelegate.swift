@@ -53,146 +53,46 @@ final class TaskDelegate: Sendable {
     /// The task this delegate runs; replaced once when a data task becomes a download task.
     private let currentTask: Mutex<SessionTask>
     var task: SessionTask { currentTask.withLock { $0 } }
-    /// Where the end of the task (serialization, completion, notification) runs when not on
-    /// the processing queue and completion queue: the async shape hands it to the awaiting Swift
-    /// task, one thread hop instead of three.
+    /// See ``TaskSetup/finisher``: one thread hop instead of three for the async shape.
     private let finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
     /// The download this task resumes, if any.
     private let resumeData: DownloadResumeData?
-    /// Makes the body again for a redirect or retry when it can't be replayed (a multipart
-    /// form re-reads its parts).
+    /// See ``TaskSetup/bodyFactory``.
     private let bodyFactory: (@Sendable () -> RequestBody?)?
-    /// The two `Progress` objects, made on first use (most tasks never ask: Foundation's
-    /// `Progress` is costly enough to show in small-request throughput).
-    private let progressObjects = Mutex<(upload: Progress?, download: Progress?)>((nil, nil))
-    /// Totals and completed counts behind the progress objects: (upload total, download total).
-    private let progressTotals = Mutex<(upload: Int64, download: Int64)>((-1, -1))
-
     /// The body sent with the next request (replaced when a redirect needs a fresh stream).
     private let body: Mutex<RequestBody?>
-    private let uploadProgressHandler: (@Sendable (Progress) -> Void)?
-    private let downloadProgressHandler: (@Sendable (Progress) -> Void)?
+    /// Totals, `Progress` objects, progress blocks and streams, for both directions.
+    let progress: TaskProgress
     private let completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
     private let core: URLSessionManager
     private let state = Mutex(State())
     /// A serializer for this task only (the async typed API), instead of the manager's.
     let serializerOverride: (any ResponseSerializer)?
 
-    typealias Direction = TransferProgress.Direction
-
-    /// Listeners of ``SessionTask/progressUpdates(_:)``; nil once the task completed.
-    private let progressListeners = Mutex<[(Direction, AsyncStream<TransferProgress>.Continuation)]?>([])
-
-    /// A stream of `direction`'s progress until the task completes (the newest value is kept
-    /// when the consumer is slower than the transfer).
-    func progressUpdates(_ direction: Direction) -> AsyncStream<TransferProgress> {
-        let (stream, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let current = currentProgress(direction)
-        let added = progressListeners.withLock { listeners -> Bool in
-            guard listeners != nil else { return false }
-            listeners?.append((direction, continuation))
-            return true
-        }
-        continuation.yield(current)
-        if !added { continuation.finish() }
-        return stream
-    }
-
-    private func currentProgress(_ direction: Direction) -> TransferProgress {
-        let totals = progressTotals.withLock { $0 }
-        return direction == .upload
-            ? TransferProgress(direction: .upload, completedUnitCount: task.countOfBytesSent, totalUnitCount: totals.upload)
-            : TransferProgress(direction: .download, completedUnitCount: task.countOfBytesReceived, totalUnitCount: totals.download)
-    }
-
-    private func finishProgressListeners() {
-        let listeners = progressListeners.withLock { listeners in
-            defer { listeners = nil }
-            return listeners ?? []
-        }
-        for (_, continuation) in listeners { continuation.finish() }
-    }
-
     /// The upload progress (total from the expected counts; when unknown, the request's
     /// Content-Length).
-    var uploadProgress: Progress { progress(.upload) }
+    var uploadProgress: Progress { progress.object(.upload) }
 
     /// The download progress.
-    var downloadProgress: Progress { progress(.download) }
+    var downloadProgress: Progress { progress.object(.download) }
 
-    /// The progress object for `direction`, made on first use from the current counts.
-    private func progress(_ direction: Direction) -> Progress {
-        let totals = progressTotals.withLock { $0 }
-        let completed = direction == .upload ? task.countOfBytesSent : task.countOfBytesReceived
-        return progressObjects.withLock { objects in
-            if let existing = direction == .upload ? objects.upload : objects.download { return existing }
-            let progress = Progress(totalUnitCount: direction == .upload ? totals.upload : totals.download)
-            progress.completedUnitCount = completed
-            if direction == .upload { objects.upload = progress } else { objects.download = progress }
-            return progress
-        }
-    }
-
-    /// Records a new total (upload: only the first known one) and, when the progress object
-    /// exists or someone listens, brings it up to date and returns it.
-    private func updateProgress(_ direction: Direction, total: Int64?, completed: Int64) -> Progress? {
-        if let total {
-            progressTotals.withLock { totals in
-                switch direction {
-                case .upload: if totals.upload < 0 { totals.upload = total }
-                case .download: totals.download = total
-                }
-            }
-        }
-        let listeners = progressListeners.withLock { $0?.filter { $0.0 == direction } ?? [] }
-        if !listeners.isEmpty {
-            let total = progressTotals.withLock { direction == .upload ? $0.upload : $0.download }
-            let update = TransferProgress(direction: direction, completedUnitCount: completed, totalUnitCount: total)
-            for (_, continuation) in listeners { continuation.yield(update) }
-        }
-        let handler = direction == .upload ? uploadProgressHandler : downloadProgressHandler
-        let exists = progressObjects.withLock { (direction == .upload ? $0.upload : $0.download) != nil }
-        guard exists || handler != nil else { return nil }
-        let progress = progress(direction)
-        let totals = progressTotals.withLock { $0 }
-        let currentTotal = direction == .upload ? totals.upload : totals.download
-        if progress.totalUnitCount != currentTotal { progress.totalUnitCount = currentTotal }
-        progress.completedUnitCount = completed
-        return progress
-    }
-
-    init(
-        kind: Kind,
-        task: SessionTask,
-        body: RequestBody?,
-        core: URLSessionManager,
-        uploadProgress: (@Sendable (Progress) -> Void)?,
-        downloadProgress: (@Sendable (Progress) -> Void)?,
-        completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?,
-        serializer: (any ResponseSerializer)? = nil,
-        resumeData: DownloadResumeData? = nil,
-        bodyFactory: (@Sendable () -> RequestBody?)? = nil,
-        finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
-    ) {
-        self.finisher = finisher
-        self.serializerOverride = serializer
+    init(kind: Kind, task: SessionTask, body: RequestBody?, core: URLSessionManager, setup: TaskSetup) {
+        self.finisher = setup.finisher
+        self.serializerOverride = setup.serializer
         self.kind = kind
         self.currentTask = Mutex(task)
-        self.resumeData = resumeData
-        self.bodyFactory = bodyFactory
+        self.resumeData = setup.resumeData
+        self.bodyFactory = setup.bodyFactory
         self.body = Mutex(body)
         if case .download = kind { state.withLock { $0.isDownload = true } }
         self.core = core
-        self.uploadProgressHandler = uploadProgress
-        self.downloadProgressHandler = downloadProgress
-        self.completionHandler = completion
-        if let length = body?.expectedLength {
-            task.snapshot.withLock { $0.countOfBytesExpectedToSend = length }
-            progressTotals.withLock { $0.upload = length }
-        } else if let header = task.originalRequest?.value(forHTTPHeaderField: "Content-Length"), let length = Int64(header) {
-            // AFN: an unknown upload size falls back to the request's Content-Length.
-            progressTotals.withLock { $0.upload = length }
-        }
+        self.completionHandler = setup.completion
+        let bodyLength = body?.expectedLength
+        if let bodyLength { task.snapshot.withLock { $0.countOfBytesExpectedToSend = bodyLength } }
+        // AFN: an unknown upload size falls back to the request's Content-Length.
+        let uploadTotal = bodyLength ?? task.originalRequest?.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
+        self.progress = TaskProgress(
+            uploadTotal: uploadTotal, uploadHandler: setup.uploadProgress, downloadHandler: setup.downloadProgress)
     }
 
     // MARK: - Control
@@ -300,10 +200,8 @@ final class TaskDelegate: Sendable {
                 }
                 return snapshot.countOfBytesSent
             }
-            if let progress = updateProgress(.upload, total: expected.map { base + $0 }, completed: total) {
-                uploadProgressHandler?(progress)
-            }
-            let expectedForHook = expected.map { base + $0 } ?? progressTotals.withLock { $0.upload }
+            progress.update(.upload, total: expected.map { base + $0 }, completed: total)
+            let expectedForHook = expected.map { base + $0 } ?? progress.total(.upload)
             core.hooks.taskDidSendBodyData?(task, total - previous, total, expectedForHook)
         case .responseHead(let head):
             handleHead(head)
@@ -360,7 +258,7 @@ final class TaskDelegate: Sendable {
             snapshot.setResponse(head: head, url: url, made: made)
             snapshot.countOfBytesExpectedToReceive = expectedLength
         }
-        _ = updateProgress(.download, total: expectedLength, completed: 0)
+        progress.update(.download, total: expectedLength, completed: 0, notify: false)
         if let dataTask = task as? DataTask, let hook = hooks.dataTaskDidReceiveResponse, let response = response() {
             switch hook(dataTask, response) {
             case .allow: break
@@ -424,9 +322,7 @@ final class TaskDelegate: Sendable {
             snapshot.countOfBytesReceived = offset
             snapshot.countOfBytesExpectedToReceive = expectedTotal
         }
-        if let progress = updateProgress(.download, total: expectedTotal, completed: offset) {
-            downloadProgressHandler?(progress)
-        }
+        progress.update(.download, total: expectedTotal, completed: offset)
         if let downloadTask = task as? DownloadTask {
             core.hooks.downloadTaskDidResume?(downloadTask, offset, expectedTotal)
         }
@@ -443,7 +339,9 @@ final class TaskDelegate: Sendable {
     }
 
     private func handleBody(_ buffer: ByteBuffer) {
-        let (continuation, sink, isDownload) = state.withLock { ($0.continuation, $0.download, $0.isDownload) }
+        let (continuation, sink, isDownload, engineTask) = state.withLock {
+            ($0.continuation, $0.download, $0.isDownload, $0.engineTask)
+        }
         guard case .deliver = continuation else { return }  // a redirect or 401 body: discarded
         if isDownload && sink == nil { return }  // a download already complete (416), or failing
         let received = task.snapshot.withLock { snapshot in
@@ -451,7 +349,6 @@ final class TaskDelegate: Sendable {
             return snapshot.countOfBytesReceived
         }
         if let sink {
-            let engineTask = state.withLock { $0.engineTask }
             sink.write(buffer, backpressure: engineTask)
             if let downloadTask = task as? DownloadTask {
                 core.hooks.downloadTaskDidWriteData?(
@@ -462,9 +359,7 @@ final class TaskDelegate: Sendable {
             state.withLock { $0.data.append(chunk) }
             if let dataTask = task as? DataTask { core.hooks.dataTaskDidReceiveData?(dataTask, chunk) }
         }
-        if let progress = updateProgress(.download, total: nil, completed: received) {
-            downloadProgressHandler?(progress)
-        }
+        progress.update(.download, total: nil, completed: received)
     }
 
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
@@ -601,7 +496,7 @@ final class TaskDelegate: Sendable {
             return (state.data, state.download)
         }
         guard let (data, sink) = taken else { return }
-        finishProgressListeners()
+        progress.finish()
         let work: @Sendable () -> Void = { [self] in
             self.finish(response: withResponse ? self.task.response : nil, data: data, sink: sink, error: error)
         }

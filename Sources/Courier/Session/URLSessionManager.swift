@@ -160,14 +160,20 @@ public class URLSessionManager: @unchecked Sendable {
     private func renewEngine() {
         let (old, running): (HTTPEngine?, [SessionTask]) = registry.withLock { registry in
             defer { registry.engine = nil }
-            return (registry.engine, registry.tasks.values.filter { $0.delegate?.hasStarted == true })
+            return (registry.engine, Array(registry.tasks.values))
         }
         guard let old else { return }
         Task {
-            for task in running {
-                while task.state != .completed { try? await Task.sleep(for: .milliseconds(20)) }
-            }
+            await Self.completion(of: running)
             await old.shutdown()
+        }
+    }
+
+    /// Returns once every task of `tasks` that was started has completed (tasks never resumed
+    /// hold no connection and are not waited for).
+    private static func completion(of tasks: [SessionTask]) async {
+        for task in tasks where task.delegate?.hasStarted == true {
+            while task.state != .completed { try? await Task.sleep(for: .milliseconds(5)) }
         }
     }
 
@@ -200,18 +206,7 @@ public class URLSessionManager: @unchecked Sendable {
         registry.withLock { $0.tasks[task.taskIdentifier] }?.delegate?.downloadProgress
     }
 
-    func register<T: SessionTask>(
-        _ make: (Int) -> T,
-        kind: TaskDelegate.Kind,
-        body: RequestBody?,
-        uploadProgress: (@Sendable (Progress) -> Void)?,
-        downloadProgress: (@Sendable (Progress) -> Void)?,
-        completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?,
-        serializer: (any ResponseSerializer)? = nil,
-        resumeData: DownloadResumeData? = nil,
-        bodyFactory: (@Sendable () -> RequestBody?)? = nil,
-        finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
-    ) -> T {
+    func register<T: SessionTask>(_ make: (Int) -> T, kind: TaskDelegate.Kind, body: RequestBody?, setup: TaskSetup) -> T {
         let (task, invalidated): (T, Bool) = registry.withLock { registry in
             registry.nextIdentifier += 1
             let task = make(registry.nextIdentifier)
@@ -219,12 +214,7 @@ public class URLSessionManager: @unchecked Sendable {
             return (task, registry.invalidated)
         }
         task.taskDescription = managerTag
-        let delegate = TaskDelegate(
-            kind: kind, task: task, body: body, core: self,
-            uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion,
-            serializer: serializer, resumeData: resumeData, bodyFactory: bodyFactory,
-            finisher: finisher
-        )
+        let delegate = TaskDelegate(kind: kind, task: task, body: body, core: self, setup: setup)
         task.delegateBox.withLock { $0 = delegate }
         if invalidated {
             // AFN: an invalidated session can't start tasks; the task fails when resumed.
@@ -246,7 +236,7 @@ public class URLSessionManager: @unchecked Sendable {
         register(
             { DataTask(taskIdentifier: $0, request: request) }, kind: .data,
             body: Self.body(of: request),
-            uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completionHandler)
+            setup: TaskSetup(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completionHandler))
     }
 
     /// A task that uploads the file at `fileURL` as the body, streamed from disk. Not resumed.
@@ -259,8 +249,7 @@ public class URLSessionManager: @unchecked Sendable {
     ) -> UploadTask {
         register(
             { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload,
-            body: .file(path: fileURL.path),
-            uploadProgress: progress, downloadProgress: nil, completion: completionHandler)
+            body: .file(path: fileURL.path), setup: TaskSetup(uploadProgress: progress, completion: completionHandler))
     }
 
     /// A task that uploads `bodyData`. Not resumed.
@@ -273,8 +262,7 @@ public class URLSessionManager: @unchecked Sendable {
     ) -> UploadTask {
         register(
             { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload,
-            body: .data(bodyData),
-            uploadProgress: progress, downloadProgress: nil, completion: completionHandler)
+            body: .data(bodyData), setup: TaskSetup(uploadProgress: progress, completion: completionHandler))
     }
 
     /// A task whose body comes from a stream: `body` (an engine ``CourierEngine/RequestBody``,
@@ -303,7 +291,7 @@ public class URLSessionManager: @unchecked Sendable {
         return register(
             { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload,
             body: streamed,
-            uploadProgress: progress, downloadProgress: nil, completion: completionHandler, bodyFactory: bodyFactory)
+            setup: TaskSetup(uploadProgress: progress, completion: completionHandler, bodyFactory: bodyFactory))
     }
 
     /// A task that streams the response body to a temporary file, then moves it to
@@ -317,15 +305,10 @@ public class URLSessionManager: @unchecked Sendable {
         destination: (@Sendable (URL, HTTPURLResponse) -> URL)? = nil,
         completionHandler: (@Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void)? = nil
     ) -> DownloadTask {
-        var completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
-        if let completionHandler {
-            completion = { response, object, error in completionHandler(response, object as? URL, error) }
-        }
-        return register(
+        register(
             { DownloadTask(taskIdentifier: $0, request: request) }, kind: .download(destination: destination),
             body: Self.body(of: request),
-            uploadProgress: nil, downloadProgress: progress,
-            completion: completion)
+            setup: TaskSetup(downloadProgress: progress, completion: Self.fileURLCompletion(completionHandler)))
     }
 
     /// A task that continues a download from `resumeData`: it asks for the bytes after the
@@ -342,14 +325,19 @@ public class URLSessionManager: @unchecked Sendable {
         completionHandler: (@Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void)? = nil
     ) -> DownloadTask {
         let request = resumeData.rangeRequest(offset: resumeData.offset)
-        var completion: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
-        if let completionHandler {
-            completion = { response, object, error in completionHandler(response, object as? URL, error) }
-        }
         return register(
             { DownloadTask(taskIdentifier: $0, request: request) }, kind: .download(destination: destination),
-            body: nil, uploadProgress: nil, downloadProgress: progress, completion: completion,
-            resumeData: resumeData)
+            body: nil,
+            setup: TaskSetup(
+                downloadProgress: progress, completion: Self.fileURLCompletion(completionHandler), resumeData: resumeData))
+    }
+
+    /// A download's completion in the general shape: the response object is the file's URL.
+    private static func fileURLCompletion(
+        _ handler: (@Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void)?
+    ) -> TaskSetup.Completion? {
+        guard let handler else { return nil }
+        return { response, object, error in handler(response, object as? URL, error) }
     }
 
     /// Registers a download task that takes `dataTask`'s place (sharing its state), run by
@@ -396,11 +384,10 @@ public class URLSessionManager: @unchecked Sendable {
         if cancelPendingTasks { running.forEach { $0.cancel() } }
         let group = completionGroup
         Task {
-            for task in running where task.delegate?.hasStarted == true {
-                while task.state != .completed { try? await Task.sleep(for: .milliseconds(5)) }
-            }
+            await Self.completion(of: running)
             await engine?.shutdown()
-            group.wait()
+            // The completion blocks still queued run first (without blocking a thread of the pool).
+            await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
             self.hooks.sessionDidBecomeInvalid?(self, nil)
             NotificationCenter.default.post(name: .courierSessionDidInvalidate, object: self)
             self.monitors.forEach { $0.sessionDidInvalidate(self) }

@@ -1,0 +1,25 @@
+import CourierEngine
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a task is made with besides its request and body: the caller's blocks and the options
+/// of the task-creating method that made it. Everything is optional.
+struct TaskSetup: Sendable {
+    typealias Completion = @Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void
+
+    var uploadProgress: (@Sendable (Progress) -> Void)?
+    var downloadProgress: (@Sendable (Progress) -> Void)?
+    var completion: Completion?
+    /// A serializer for this task only (the async typed API), instead of the manager's.
+    var serializer: (any ResponseSerializer)?
+    /// The download this task resumes.
+    var resumeData: DownloadResumeData?
+    /// Makes the body again for a redirect or retry when it can't be replayed (a multipart
+    /// form re-reads its parts).
+    var bodyFactory: (@Sendable () -> RequestBody?)?
+    /// Where the end of the task (serialization, completion, notification) runs instead of the
+    /// processing and completion queues: the async shape hands it to the awaiting Swift task.
+    var finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+}
