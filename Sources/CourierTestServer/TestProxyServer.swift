@@ -53,6 +53,14 @@ public final class TestProxyServer: Sendable {
         return server
     }
 
+    /// Starts a proxy, runs `body` with it, and shuts the proxy down whether `body` returns or
+    /// throws.
+    public static func withRunning<T>(
+        requiredAuthorization: String? = nil, _ body: (TestProxyServer) async throws -> T
+    ) async throws -> T {
+        try await withScoped(try await start(requiredAuthorization: requiredAuthorization), shutdown: { try await $0.shutdown() }, body)
+    }
+
     /// Stops listening and closes every connection.
     public func shutdown() async throws {
         try? await channel.close()

@@ -158,6 +158,14 @@ public final class TestServer: Sendable {
         )
     }
 
+    /// Starts a server, runs `body` with it, and shuts the server down whether `body` returns
+    /// or throws.
+    public static func withRunning<T>(
+        _ configuration: Configuration = .init(), _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        try await withScoped(try await start(configuration), shutdown: { try await $0.shutdown() }, body)
+    }
+
     /// Stops listening and closes every open connection, stalled ones included.
     /// Safe to call more than once. A server released without `shutdown()` still closes its
     /// sockets, without waiting.
@@ -176,4 +184,19 @@ public final class TestServer: Sendable {
 public enum TestServerError: Error, Sendable {
     /// The listening socket reported no local address or port.
     case noLocalAddress
+}
+
+/// Runs `body` with `resource`, then `shutdown`s it whether `body` returns or throws (a
+/// failure to shut down after a thrown error is dropped: the body's error is the one to see).
+func withScoped<Resource, T>(
+    _ resource: Resource, shutdown: (Resource) async throws -> Void, _ body: (Resource) async throws -> T
+) async throws -> T {
+    do {
+        let result = try await body(resource)
+        try await shutdown(resource)
+        return result
+    } catch {
+        try? await shutdown(resource)
+        throw error
+    }
 }

@@ -8,20 +8,6 @@ import Testing
 /// (TLS and the trust check stay end to end with the origin), Basic proxy authentication.
 @Suite("HTTPEngine through a proxy")
 struct EngineProxyTests {
-    static func withProxy<T>(
-        requiredAuthorization: String? = nil, _ body: (TestProxyServer) async throws -> T
-    ) async throws -> T {
-        let proxy = try await TestProxyServer.start(requiredAuthorization: requiredAuthorization)
-        do {
-            let result = try await body(proxy)
-            try await proxy.shutdown()
-            return result
-        } catch {
-            try? await proxy.shutdown()
-            throw error
-        }
-    }
-
     static func configuration(_ proxy: TestProxyServer, user: String? = nil, password: String? = nil) throws -> EngineConfiguration {
         var configuration = EngineConfiguration()
         configuration.proxy = EngineProxy(host: "127.0.0.1", port: proxy.port, username: user, password: password)
@@ -35,7 +21,7 @@ struct EngineProxyTests {
     }
 
     @Test func plainHTTPGoesInAbsoluteForm() async throws {
-        try await Self.withProxy { proxy in
+        try await TestProxyServer.withRunning { proxy in
             try await withEngine(engine: try Self.configuration(proxy)) { engine, server in
                 let response = try await engine.collect(EngineRequest(url: server.url("/get?via=proxy")))
                 #expect(response.head.status == .ok)
@@ -50,7 +36,7 @@ struct EngineProxyTests {
     }
 
     @Test func httpsTunnelsWithConnectAndKeepsTheTrustCheck() async throws {
-        try await Self.withProxy { proxy in
+        try await TestProxyServer.withRunning { proxy in
             try await withEngine(server: .init(tls: .valid), engine: try Self.configuration(proxy)) { engine, server in
                 let url = try #require(URL(string: "https://localhost:\(server.port)/get"))
                 let response = try await engine.collect(EngineRequest(url: url))
@@ -72,7 +58,7 @@ struct EngineProxyTests {
 
     @Test func proxyAuthentication() async throws {
         let expected = "Basic " + Data("ada:secret".utf8).base64EncodedString()
-        try await Self.withProxy(requiredAuthorization: expected) { proxy in
+        try await TestProxyServer.withRunning(requiredAuthorization: expected) { proxy in
             try await withEngine(server: .init(tls: .valid), engine: try Self.configuration(proxy)) { engine, server in
                 let url = try #require(URL(string: "https://localhost:\(server.port)/get"))
                 let error = await engineError { _ = try await engine.collect(EngineRequest(url: url)) }
@@ -95,7 +81,7 @@ struct EngineProxyTests {
     }
 
     @Test func unreachableOriginBehindTheProxy() async throws {
-        try await Self.withProxy { proxy in
+        try await TestProxyServer.withRunning { proxy in
             let engine = try HTTPEngine(configuration: try Self.configuration(proxy))
             defer { Task { await engine.shutdown() } }
             // Port 1 on loopback refuses: the proxy answers 502 to CONNECT.

@@ -11,7 +11,7 @@ struct AuthenticationTests {
 
     @Test("/basic-auth: 401 with a challenge, then 200 for the right credentials")
     func basicAuth() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let challenge = try await server.request("/basic-auth/user/pa:ss")
             #expect(challenge.status == 401)
             #expect(challenge.header("www-authenticate") == "Basic realm=\"Fake Realm\"")
@@ -26,7 +26,7 @@ struct AuthenticationTests {
 
     @Test("/hidden-basic-auth: 404 instead of a challenge")
     func hiddenBasicAuth() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let missing = try await server.request("/hidden-basic-auth/u/p")
             #expect(missing.status == 404)
             #expect(missing.header("www-authenticate") == nil)
@@ -38,7 +38,7 @@ struct AuthenticationTests {
 
     @Test("/bearer")
     func bearer() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let missing = try await server.request("/bearer")
             #expect(missing.status == 401)
             #expect(missing.header("www-authenticate") == "Bearer")
@@ -104,7 +104,7 @@ struct AuthenticationTests {
 
     @Test("/digest-auth handshake", arguments: ["MD5", "SHA-256"])
     func digestHandshake(algorithm: String) async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let uri = algorithm == "MD5" ? "/digest-auth/auth/alice/s3cret" : "/digest-auth/auth/alice/s3cret/\(algorithm)"
             let first = try await server.request(uri)
             #expect(first.status == 401)
@@ -141,7 +141,7 @@ struct AuthenticationTests {
 
     @Test("/digest-auth with qop=auth-int covers the body")
     func digestAuthInt() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let uri = "/digest-auth/auth-int/bob/pw/SHA-256"
             let first = try await server.request(uri, method: "POST", body: Array("payload".utf8))
             let challenge = try Self.challengeParameters(try #require(first.header("www-authenticate")))

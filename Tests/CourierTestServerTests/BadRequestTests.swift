@@ -17,7 +17,7 @@ struct BadRequestTests {
 
     @Test("malformed request → HTTP/1.1 400, then close", arguments: badRequests)
     func malformed(request: String) async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await RawHTTPClient.exchange(port: server.port, request)
             #expect(exchange.text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
             #expect(exchange.end == .closed)
@@ -28,7 +28,7 @@ struct BadRequestTests {
 
     @Test("a request header block of 1 MiB → 400, then close")
     func hugeRequestHeaders() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             var request = "GET /get HTTP/1.1\r\nHost: a\r\n"
             for index in 0..<1024 {
                 request += "X-Filler-\(index): \(String(repeating: "b", count: 1000))\r\n"
@@ -43,7 +43,7 @@ struct BadRequestTests {
 
     @Test("a body over the 64 MiB buffering limit is refused with 413")
     func tooLarge() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await RawHTTPClient.exchange(
                 port: server.port,
                 "POST /post HTTP/1.1\r\nHost: a\r\nContent-Length: \(128 * 1024 * 1024)\r\nExpect: 100-continue\r\n\r\n"
@@ -55,7 +55,7 @@ struct BadRequestTests {
 
     @Test("an unsupported expectation is refused with 417")
     func unsupportedExpectation() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/post", method: "POST", headers: [("Expect", "teapot")], body: [])
             #expect(response.status == 417)
         }
@@ -63,7 +63,7 @@ struct BadRequestTests {
 
     @Test("a client still sending a refused body receives the 413, then EOF")
     func tooLargeWhileSending() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let size = 70 * 1024 * 1024
             let exchange = try await Task.detached {
                 let fd = try RawHTTPClient.connect(host: server.host, port: server.port, timeout: 30)

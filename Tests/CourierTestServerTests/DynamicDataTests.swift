@@ -6,7 +6,7 @@ import Testing
 struct DynamicDataTests {
     @Test("/bytes/{n}?seed= returns the same bytes as httpbin (CPython's Mersenne Twister)")
     func seededBytes() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/bytes/10?seed=42")
             #expect(response.status == 200)
             #expect(response.header("content-type") == "application/octet-stream")
@@ -21,7 +21,7 @@ struct DynamicDataTests {
 
     @Test("/bytes/{n} without a seed: n random bytes, capped at 100 KiB")
     func randomBytes() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let first = try await server.request("/bytes/1024")
             let second = try await server.request("/bytes/1024")
             #expect(first.body?.count == 1024)
@@ -33,7 +33,7 @@ struct DynamicDataTests {
 
     @Test("/stream-bytes/{n} is chunked in chunk_size pieces and matches /bytes for a seed")
     func streamBytes() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/stream-bytes/1000?seed=7&chunk_size=300")
             #expect(response.header("transfer-encoding") == "chunked")
             #expect(response.header("content-length") == nil)
@@ -47,7 +47,7 @@ struct DynamicDataTests {
 
     @Test("/stream/{n}: n JSON lines with ids")
     func stream() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/stream/5?k=v")
             #expect(response.header("transfer-encoding") == "chunked")
             let lines = response.bodyText.split(separator: "\n")
@@ -65,7 +65,7 @@ struct DynamicDataTests {
 
     @Test("/drip paces numbytes over duration, after delay, with the given status")
     func drip() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let clock = ContinuousClock()
             var response: ParsedResponse?
             let elapsed = try await clock.measure {
@@ -85,7 +85,7 @@ struct DynamicDataTests {
 
     @Test("/delay/{s} answers after s seconds with the request dictionary")
     func delay() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let clock = ContinuousClock()
             var response: ParsedResponse?
             let elapsed = try await clock.measure {
@@ -101,7 +101,7 @@ struct DynamicDataTests {
 
     @Test("/download/{n}: n bytes of the abc…z pattern with Content-Length (not httpbin)")
     func download() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let size = 3_000_001
             let response = try await server.request("/download/\(size)")
             #expect(response.status == 200)

@@ -8,7 +8,7 @@ struct FaultEndpointTests {
 
     @Test("short-body: fewer bytes than Content-Length, then EOF")
     func shortBody() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/short-body?length=1000&sent=400")
             #expect(exchange.end == .closed)
             let response = try #require(exchange.response)
@@ -20,7 +20,7 @@ struct FaultEndpointTests {
 
     @Test("reset-mid-body: part of the body, then ECONNRESET")
     func resetMidBody() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/reset-mid-body")
             #expect(exchange.end == .reset)
             let response = try #require(exchange.response)
@@ -32,7 +32,7 @@ struct FaultEndpointTests {
 
     @Test("incomplete-headers: no blank line within a second, connection left open")
     func incompleteHeaders() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/incomplete-headers", timeout: 1)
             #expect(exchange.end == .timedOut)
             #expect(exchange.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
@@ -42,7 +42,7 @@ struct FaultEndpointTests {
 
     @Test("stall-body/{n}: n bytes of a longer body, then silence")
     func stallBody() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/stall-body/300", timeout: 1)
             #expect(exchange.end == .timedOut)
             let response = try #require(exchange.response)
@@ -53,7 +53,7 @@ struct FaultEndpointTests {
 
     @Test("bad-chunked: a chunk-size line that is not hexadecimal")
     func badChunked() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/bad-chunked")
             #expect(exchange.end == .closed)
             let response = try #require(exchange.response)
@@ -65,7 +65,7 @@ struct FaultEndpointTests {
 
     @Test("close-delimited: no length, no chunking, body ends at close", arguments: ["1.0", "1.1"])
     func closeDelimited(version: String) async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/close-delimited?bytes=50000&version=\(version)")
             #expect(exchange.end == .closed)
             let response = try #require(exchange.response)
@@ -78,7 +78,7 @@ struct FaultEndpointTests {
 
     @Test("huge-headers: a header block of about 1 MiB")
     func hugeHeaders() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/huge-headers")
             #expect(exchange.end == .closed)
             let end = try #require(ParsedResponse.headerEnd(exchange.bytes))
@@ -89,7 +89,7 @@ struct FaultEndpointTests {
 
     @Test("continue: 100 Continue, then the final response")
     func continueFirst() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/continue", method: "POST", body: Array("x".utf8))
             #expect(exchange.text.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"))
             let response = try #require(exchange.response)
@@ -100,7 +100,7 @@ struct FaultEndpointTests {
 
     @Test("redirect-loop: redirects to itself")
     func redirectLoop() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/fault/redirect-loop")
             #expect(response.status == 302)
             #expect(response.header("location") == "/fault/redirect-loop")
@@ -109,7 +109,7 @@ struct FaultEndpointTests {
 
     @Test("no-response: the request is read and never answered")
     func noResponse() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/fault/no-response", timeout: 1)
             #expect(exchange.end == .timedOut)
             #expect(exchange.bytes.isEmpty)

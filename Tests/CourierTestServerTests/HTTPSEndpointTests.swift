@@ -68,7 +68,7 @@ struct HTTPSEndpointTests {
 
     @Test("a .valid server answers httpbin requests over HTTPS and presents the chosen leaf")
     func validChain() async throws {
-        try await withTestServer(.init(tls: .valid)) { server in
+        try await TestServer.withRunning(.init(tls: .valid)) { server in
             #expect(server.baseURL.absoluteString == "https://127.0.0.1:\(server.port)")
             let authority = server.certificateAuthority
             let (response, leaf) = try await Self.httpsRequest(
@@ -85,7 +85,7 @@ struct HTTPSEndpointTests {
 
     @Test("a .wrongHost server presents the leaf for wrong.host.example")
     func wrongHostChain() async throws {
-        try await withTestServer(.init(tls: .wrongHost)) { server in
+        try await TestServer.withRunning(.init(tls: .wrongHost)) { server in
             let authority = server.certificateAuthority
             let (response, leaf) = try await Self.httpsRequest(
                 to: server,
@@ -100,7 +100,7 @@ struct HTTPSEndpointTests {
 
     @Test("fault endpoints work over TLS too")
     func faultOverTLS() async throws {
-        try await withTestServer(.init(tls: .valid)) { server in
+        try await TestServer.withRunning(.init(tls: .valid)) { server in
             let (response, _) = try await Self.httpsRequest(
                 to: server,
                 target: "/fault/close-delimited?bytes=26",

@@ -37,7 +37,7 @@ struct MultipartFormTests {
                 (["Content-Disposition: form-data; name=\"empty\"; filename=\"\""], []),
             ]
         )
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request(
                 "/post",
                 method: "POST",
@@ -63,7 +63,7 @@ struct MultipartFormTests {
         var body = Array("This is the preamble.\r\n".utf8)
         body += Self.body(boundary: boundary, parts: [(["Content-Disposition: form-data; name=\"k\""], Array("v".utf8))])
         body += Array("epilogue".utf8)
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request(
                 "/anything",
                 method: "PUT",
@@ -77,7 +77,7 @@ struct MultipartFormTests {
     @Test("a body without its closing delimiter yields an empty form")
     func truncated() async throws {
         let body = Array("--xyz\r\nContent-Disposition: form-data; name=\"k\"\r\n\r\nvalue".utf8)
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request(
                 "/post",
                 method: "POST",

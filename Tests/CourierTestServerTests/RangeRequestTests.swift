@@ -10,7 +10,7 @@ struct RangeRequestTests {
 
     @Test("no Range: 200, the whole resource, Accept-Ranges and validators")
     func whole() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/range/100")
             #expect(response.status == 200)
             #expect(response.body == Self.resource(100))
@@ -32,7 +32,7 @@ struct RangeRequestTests {
         ]
     )
     func partial(range: String, first: Int, last: Int) async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/range/100", headers: [("Range", range)])
             #expect(response.status == 206)
             #expect(response.header("content-range") == "bytes \(first)-\(last)/100")
@@ -43,7 +43,7 @@ struct RangeRequestTests {
 
     @Test("an unsatisfiable range: 416 with bytes */n", arguments: ["bytes=100-", "bytes=200-300", "bytes=-0"])
     func unsatisfiable(range: String) async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/range/100", headers: [("Range", range)])
             #expect(response.status == 416)
             #expect(response.header("content-range") == "bytes */100")
@@ -52,7 +52,7 @@ struct RangeRequestTests {
 
     @Test("If-Range with the current ETag or Last-Modified keeps the range; anything else gets 200")
     func ifRange() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let whole = try await server.request("/range/50")
             let etag = try #require(whole.header("etag"))
             let lastModified = try #require(whole.header("last-modified"))
@@ -81,7 +81,7 @@ struct RangeRequestTests {
 
     @Test("sizes outside (0, 102400] are 404")
     func outOfBounds() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let empty = try await server.request("/range/0")
             let tooLarge = try await server.request("/range/102401")
             #expect(empty.status == 404)
@@ -91,7 +91,7 @@ struct RangeRequestTests {
 
     @Test("resuming a download: the parts put together equal the whole")
     func resume() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let size = 100 * 1024
             var assembled: [UInt8] = []
             while assembled.count < size {

@@ -6,7 +6,7 @@ import Testing
 struct RequestInspectionTests {
     @Test("/get reports args (repeated keys as arrays), headers, origin and url")
     func get() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/get?a=1&b=x%20y&a=2&c=", headers: [("X-Custom-Header", "hello"), ("User-Agent", "raw/1")])
             #expect(response.status == 200)
             #expect(response.header("content-type") == "application/json")
@@ -27,7 +27,7 @@ struct RequestInspectionTests {
 
     @Test("/get refuses POST with 405 and Allow")
     func getRefusesPost() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/get", method: "POST", body: [])
             #expect(response.status == 405)
             #expect(response.header("allow")?.contains("GET") == true)
@@ -36,7 +36,7 @@ struct RequestInspectionTests {
 
     @Test("/post parses a JSON body into json and keeps it in data")
     func postJSON() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let body = #"{"name": "courier", "count": 3, "ok": true, "list": [1, 2.5, null]}"#
             let response = try await server.request(
                 "/post?q=1",
@@ -61,7 +61,7 @@ struct RequestInspectionTests {
 
     @Test("/put, /patch and /delete echo with their method only")
     func otherMethods() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             for method in ["PUT", "PATCH", "DELETE"] {
                 let path = "/" + method.lowercased()
                 let ok = try await server.request(path, method: method, body: Array("plain text".utf8))
@@ -76,7 +76,7 @@ struct RequestInspectionTests {
 
     @Test("urlencoded bodies become form")
     func urlencodedForm() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request(
                 "/post",
                 method: "POST",
@@ -94,7 +94,7 @@ struct RequestInspectionTests {
 
     @Test("non-UTF-8 bodies are reported as a base64 data URL")
     func binaryData() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/post", method: "POST", body: [0xFF, 0x00, 0xFE])
             #expect(response.string("data") == "data:application/octet-stream;base64,/wD+")
         }
@@ -102,7 +102,7 @@ struct RequestInspectionTests {
 
     @Test("/anything and /anything/* accept any method and report it")
     func anything() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             for method in ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "PROPFIND"] {
                 let response = try await server.request("/anything/deeper/path?x=y", method: method, body: method == "GET" ? nil : [])
                 #expect(response.status == 200)
@@ -115,7 +115,7 @@ struct RequestInspectionTests {
 
     @Test("/headers, /ip, /user-agent and /uuid")
     func smallInspectionEndpoints() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let headers = try await server.request("/headers", headers: [("Accept", "a/b"), ("X-Two", "1"), ("x-two", "2")])
             #expect(headers.object("headers")?["Accept"] as? String == "a/b")
             #expect(headers.object("headers")?["X-Two"] as? String == "1,2")
@@ -136,7 +136,7 @@ struct RequestInspectionTests {
 
     @Test("HEAD gets headers with the length of the GET body, and no body")
     func head() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await server.exchange("/json", method: "HEAD")
             let response = try #require(exchange.response)
             #expect(response.status == 200)
@@ -148,7 +148,7 @@ struct RequestInspectionTests {
 
     @Test("unknown paths are 404")
     func notFound() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/no/such/thing")
             #expect(response.status == 404)
         }
@@ -156,7 +156,7 @@ struct RequestInspectionTests {
 
     @Test("Expect: 100-continue gets an interim 100 before the body is sent")
     func expectContinue() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let result = try await Task.detached {
                 let fd = try RawHTTPClient.connect(host: "127.0.0.1", port: server.port, timeout: 5)
                 defer { close(fd) }

@@ -11,7 +11,7 @@ import Testing
 struct ResponseFormatTests {
     @Test("/json is httpbin's slideshow")
     func json() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/json")
             #expect(response.header("content-type") == "application/json")
             let slideshow = try #require(response.object("slideshow"))
@@ -23,7 +23,7 @@ struct ResponseFormatTests {
 
     @Test("/xml parses as XML, /html and /encoding/utf8 are HTML")
     func documents() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let xml = try await server.request("/xml")
             #expect(xml.header("content-type") == "application/xml")
             let parser = XMLParser(data: Data(try #require(xml.body)))
@@ -42,7 +42,7 @@ struct ResponseFormatTests {
 
     @Test("/gzip and /deflate are compressed JSON with the right Content-Encoding")
     func compressed() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             for (path, algorithm, flag) in [("/gzip", CompressionAlgorithm.gzip(), "gzipped"), ("/deflate", .zlib(), "deflated")] {
                 let response = try await server.request(path, headers: [("Accept-Encoding", "gzip, deflate")])
                 #expect(response.status == 200)
@@ -69,7 +69,7 @@ struct ResponseFormatTests {
         ]
     )
     func image(format: String, contentType: String, magic: [UInt8]) async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/image/\(format)")
             #expect(response.status == 200)
             #expect(response.header("content-type") == contentType)
@@ -97,7 +97,7 @@ struct ResponseFormatTests {
 
     @Test("/image picks the format from Accept; unsupported types get 406")
     func imageNegotiation() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let cases: [(String, String?)] = [
                 ("image/webp", "image/webp"),
                 ("image/svg+xml", "image/svg+xml"),
@@ -121,7 +121,7 @@ struct ResponseFormatTests {
 
     @Test("/base64/{value} decodes URL-safe base64")
     func base64() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let ok = try await server.request("/base64/SFRUUEJJTiBpcyBhd2Vzb21l")
             #expect(ok.bodyText == "HTTPBIN is awesome")
             let urlSafe = try await server.request("/base64/" + Data("?>?>".utf8).base64EncodedString().replacingOccurrences(of: "/", with: "_"))

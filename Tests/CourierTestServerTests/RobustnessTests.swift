@@ -56,7 +56,7 @@ struct RobustnessTests {
 
     @Test("300 mutated and garbage requests, then the server still answers")
     func fuzz() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             var generator = SplitMix(state: 2026)
             let inputs = (0..<300).map { index in
                 Self.mutate(Self.seeds[index % Self.seeds.count], using: &generator)
@@ -82,7 +82,7 @@ struct RobustnessTests {
 
     @Test("HTTP/1.0 requests get HTTP/1.0 responses ended by close")
     func http10() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let exchange = try await RawHTTPClient.exchange(port: server.port, "GET /stream/2 HTTP/1.0\r\n\r\n")
             #expect(exchange.end == .closed)
             #expect(exchange.text.hasPrefix("HTTP/1.0 200 OK\r\n"))
@@ -94,7 +94,7 @@ struct RobustnessTests {
 
     @Test("absolute-form request targets are served like origin-form ones")
     func absoluteForm() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("http://example.test/get?via=proxy")
             #expect(response.status == 200)
             #expect(response.object("args")?["via"] as? String == "proxy")

@@ -23,7 +23,7 @@ struct ServerLifecycleTests {
 
     @Test("serves over IPv6 on ::1")
     func servesIPv6() async throws {
-        try await withTestServer(.init(host: "::1")) { server in
+        try await TestServer.withRunning(.init(host: "::1")) { server in
             #expect(server.baseURL.absoluteString == "http://[::1]:\(server.port)")
             let response = try await server.request("/get?x=1")
             #expect(response.status == 200)
@@ -88,7 +88,7 @@ struct ServerLifecycleTests {
 
     @Test("keeps connections alive across requests")
     func keepAlive() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let request = "GET /get?n=1 HTTP/1.1\r\nHost: a\r\n\r\nGET /get?n=2 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
             let exchange = try await RawHTTPClient.exchange(port: server.port, request)
             #expect(exchange.end == .closed)

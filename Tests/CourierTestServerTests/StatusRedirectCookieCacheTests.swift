@@ -6,7 +6,7 @@ import Testing
 struct StatusRedirectCookieCacheTests {
     @Test("/status/{code} answers with that code and httpbin's extras")
     func status() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             for code in [200, 201, 204, 400, 404, 500, 503] {
                 let response = try await server.request("/status/\(code)", method: code == 201 ? "POST" : "GET", body: code == 201 ? [] : nil)
                 #expect(response.status == code)
@@ -24,7 +24,7 @@ struct StatusRedirectCookieCacheTests {
 
     @Test("/status with a list picks one of its codes")
     func statusList() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             var seen = Set<Int>()
             for _ in 0..<40 {
                 seen.insert(try await server.request("/status/201,202,203:2").status)
@@ -38,7 +38,7 @@ struct StatusRedirectCookieCacheTests {
 
     @Test("/redirect/{n}, /relative-redirect/{n} and /absolute-redirect/{n} count down to /get")
     func redirects() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let base = "http://\(server.authority)"
             #expect(try await server.request("/redirect/3").header("location") == "/relative-redirect/2")
             #expect(try await server.request("/redirect/1").header("location") == "/get")
@@ -54,7 +54,7 @@ struct StatusRedirectCookieCacheTests {
 
     @Test("/redirect-to uses url and a 3xx status_code")
     func redirectTo() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let plain = try await server.request("/redirect-to?url=http%3A%2F%2Fexample.com%2Fa%3Fb%3Dc")
             #expect(plain.status == 302)
             #expect(plain.header("location") == "http://example.com/a?b=c")
@@ -69,7 +69,7 @@ struct StatusRedirectCookieCacheTests {
 
     @Test("/cookies, /cookies/set and /cookies/delete")
     func cookies() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let listed = try await server.request("/cookies", headers: [("Cookie", "a=1; b=two words; c=\"q\"")])
             let cookies = try #require(listed.object("cookies"))
             #expect(cookies["a"] as? String == "1")
@@ -94,7 +94,7 @@ struct StatusRedirectCookieCacheTests {
 
     @Test("/response-headers echoes query pairs as headers and JSON, with a matching Content-Length")
     func responseHeaders() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/response-headers?X-One=1&X-Two=a&X-Two=b")
             #expect(response.header("x-one") == "1")
             #expect(response.headerValues("x-two") == ["a", "b"])
@@ -109,7 +109,7 @@ struct StatusRedirectCookieCacheTests {
 
     @Test("/cache: 200 with validators, 304 when conditional")
     func cache() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let fresh = try await server.request("/cache")
             #expect(fresh.status == 200)
             let etag = try #require(fresh.header("etag"))
@@ -124,7 +124,7 @@ struct StatusRedirectCookieCacheTests {
 
     @Test("/etag/{etag}: If-None-Match → 304, If-Match mismatch → 412")
     func etag() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let plain = try await server.request("/etag/abc")
             #expect(plain.status == 200)
             #expect(plain.header("etag") == "\"abc\"")

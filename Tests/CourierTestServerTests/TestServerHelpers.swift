@@ -2,22 +2,6 @@ import CourierTestServer
 import Foundation
 import Testing
 
-/// Runs `body` against a freshly started server and always shuts it down.
-func withTestServer<T>(
-    _ configuration: TestServer.Configuration = .init(),
-    _ body: (TestServer) async throws -> T
-) async throws -> T {
-    let server = try await TestServer.start(configuration)
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
-}
-
 extension TestServer {
     /// Sends one request with `Connection: close` and parses the response.
     func request(

@@ -37,7 +37,7 @@ struct UploadTests {
 
     @Test("80 MiB with Content-Length (more than the 64 MiB the echo endpoints buffer)")
     func largeUpload() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let (response, digest) = try await Self.upload(to: server, blockCount: 80, chunked: false)
             #expect(response.status == 200)
             #expect(response.json?["bytes"] as? Int == 80 * 1024 * 1024)
@@ -47,7 +47,7 @@ struct UploadTests {
 
     @Test("50 MiB with chunked transfer coding")
     func chunkedUpload() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let (response, digest) = try await Self.upload(to: server, blockCount: 50, chunked: true)
             #expect(response.status == 200)
             #expect(response.json?["bytes"] as? Int == 50 * 1024 * 1024)
@@ -57,7 +57,7 @@ struct UploadTests {
 
     @Test("an empty body hashes to SHA-256 of nothing")
     func empty() async throws {
-        try await withTestServer { server in
+        try await TestServer.withRunning { server in
             let response = try await server.request("/upload", method: "POST", body: [])
             #expect(response.json?["bytes"] as? Int == 0)
             #expect(response.string("sha256") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

@@ -24,7 +24,7 @@ struct DownloadResumeTests {
     }
 
     @Test func partialFileIsCompletedWithARangeRequest() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let total = 100_000
             let file = try Self.temporaryFile(Self.rangeBytes(40_000))
             defer { try? FileManager.default.removeItem(at: file) }
@@ -56,7 +56,7 @@ struct DownloadResumeTests {
     }
 
     @Test func cancelledDownloadResumesToTheSameBytes() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let total = 102_400
             let manager = URLSessionManager()
             let recorder = CompletionRecorder()
@@ -98,7 +98,7 @@ struct DownloadResumeTests {
     }
 
     @Test func changedResourceStartsTheFileOver() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let total = 30_000
             // Stale bytes that must not survive, and a validator the server does not match.
             let file = try Self.temporaryFile(Data(repeating: UInt8(ascii: "X"), count: 5_000))
@@ -123,7 +123,7 @@ struct DownloadResumeTests {
     }
 
     @Test func completePartialFileFinishesWithoutTransfer() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let total = 10_000
             let file = try Self.temporaryFile(Self.rangeBytes(total))
             defer { try? FileManager.default.removeItem(at: file) }
@@ -146,7 +146,7 @@ struct DownloadResumeTests {
     }
 
     @Test func dataTaskBecomesADownloadTask() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let total = 100_000
             let manager = URLSessionManager()
             manager.setDataTaskDidReceiveResponseBlock { _, _ in .becomeDownload }
@@ -177,7 +177,7 @@ struct DownloadResumeTests {
 @Suite("Progress updates")
 struct ProgressUpdatesTests {
     @Test func downloadProgressStreamIsMonotonicAndEndsAtTheTotal() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let total: Int64 = 100_000
             let manager = URLSessionManager()
             manager.responseSerializer = HTTPResponseSerializer()
@@ -200,7 +200,7 @@ struct ProgressUpdatesTests {
     }
 
     @Test func uploadProgressStreamReachesTheBodySize() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let size = 3 << 20
             var request = URLRequest(url: server.sessionURL("/upload"))
             request.httpMethod = "POST"
@@ -218,7 +218,7 @@ struct ProgressUpdatesTests {
     }
 
     @Test func streamOfAFinishedTaskEndsAtOnce() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let recorder = CompletionRecorder()
             let task = URLSessionManager().dataTask(with: URLRequest(url: server.sessionURL("/get")), completionHandler: recorder.handler)
             task.resume()

@@ -24,7 +24,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func getWithParametersAsync() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let (object, response) = try await manager.get("get", parameters: ["page": 1, "q": "a b"])
             #expect(response.statusCode == 200)
@@ -35,7 +35,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func perRequestHeadersWinAndFormBodyIsSent() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let (object, _) = try await manager.post("post", parameters: ["name": "ada"], headers: ["X-Extra": "1", "User-Agent": "mine"])
             let json = try #require(object as? JSONValue)
@@ -46,7 +46,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func blockShapeSuccessAndFailure() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let outcome = Mutex<String?>(nil)
             let recorder = CompletionRecorder()
@@ -63,7 +63,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func headAnd204GiveNilObjectAndSuccess() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let (object, response) = try await manager.get("status/204")
             #expect(response.statusCode == 204)
@@ -89,7 +89,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func redirectsFollowAndPostBecomesGet() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let (object, response) = try await manager.get("redirect/3")
             #expect(response.statusCode == 200)
@@ -108,7 +108,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func redirectLoopFailsWithTooManyRedirects() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             do {
                 _ = try await manager.get("fault/redirect-loop")
@@ -124,7 +124,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func redirectHookCanStopAndDeliverThe3xx() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             manager.responseSerializer = HTTPResponseSerializer()
             manager.setTaskWillPerformHTTPRedirectionBlock { _, _, _ in nil }
@@ -142,7 +142,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func basicAndDigestAuthViaCredential() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             manager.credential = URLCredential(user: "user", password: "pass", persistence: .none)
             let (basic, basicResponse) = try await manager.get("basic-auth/user/pass")
@@ -171,7 +171,7 @@ struct HTTPSessionManagerTests {
             struct Inner: Decodable, Sendable { let title: String }
             let slideshow: Inner
         }
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let result = try await manager.get("json", as: Slideshow.self)
             #expect(!result.value.slideshow.title.isEmpty)
@@ -179,7 +179,7 @@ struct HTTPSessionManagerTests {
     }
 
     @Test func cancellingTheSwiftTaskCancelsTheRequest() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let waiting = Task { try await manager.get("fault/no-response") }
             try await Task.sleep(for: .milliseconds(200))

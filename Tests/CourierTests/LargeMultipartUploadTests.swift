@@ -22,7 +22,7 @@ import Testing
         let fileBytes = Self.fileBytes
         let chunks = GeneratedChunks(totalBytes: fileBytes)
 
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let recorder = CompletionRecorder()
             let boundary = BoundaryBox()

@@ -24,7 +24,7 @@ struct RequestBodyReplayTests {
     }
 
     @Test func postRedirectedWith302BecomesGetWithoutBody() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             var request = Self.post(server.sessionURL("/redirect-to?url=/anything&status_code=302"))
             request.httpBody = Data("payload".utf8)
             let recorder = CompletionRecorder()
@@ -37,7 +37,7 @@ struct RequestBodyReplayTests {
     }
 
     @Test func redirect307ResendsADataBody() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             var request = Self.post(server.sessionURL("/redirect-to?url=/anything&status_code=307"))
             request.httpBody = Data("payload".utf8)
             let recorder = CompletionRecorder()
@@ -50,7 +50,7 @@ struct RequestBodyReplayTests {
     }
 
     @Test func streamedBodyWithoutANewStreamFailsClearly() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let recorder = CompletionRecorder()
             URLSessionManager().uploadTask(
                 withStreamedRequest: Self.post(server.sessionURL("/redirect-to?url=/anything&status_code=307")),
@@ -67,7 +67,7 @@ struct RequestBodyReplayTests {
     }
 
     @Test func needNewBodyStreamBlockProvidesTheBodyAgain() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let asked = Mutex(0)
             manager.setTaskNeedNewBodyStreamBlock { _ in
@@ -87,7 +87,7 @@ struct RequestBodyReplayTests {
     }
 
     @Test func multipartPostFollows307WithTheWholeForm() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let result = Mutex<JSONValue?>(nil)
             let recorder = CompletionRecorder()

@@ -42,7 +42,7 @@ struct SessionCookieTests {
 
     @Test func cookieSetOnARedirectIsSentToItsTarget() async throws {
         try await Self.withCookieStore { storage in
-            try await withSessionServer { server in
+            try await TestServer.withRunning { server in
                 var configuration = SessionConfiguration()
                 configuration.httpCookieStorage = storage
                 let manager = URLSessionManager(configuration: configuration)
@@ -63,7 +63,7 @@ struct SessionCookieTests {
     }
 
     @Test func withoutAStoreNoCookieIsKept() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let cookies = try await Self.cookies(manager, server.sessionURL("/cookies/set?flavour=oat"))
             #expect(cookies == [:])
@@ -72,7 +72,7 @@ struct SessionCookieTests {
 
     @Test func aCookieHeaderOfTheRequestWins() async throws {
         try await Self.withCookieStore { storage in
-            try await withSessionServer { server in
+            try await TestServer.withRunning { server in
                 var configuration = SessionConfiguration()
                 configuration.httpCookieStorage = storage
                 let manager = URLSessionManager(configuration: configuration)

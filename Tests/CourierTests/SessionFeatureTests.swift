@@ -27,7 +27,7 @@ final class RecordingMonitor: SessionEventMonitor {
 @Suite("Session features")
 struct SessionFeatureTests {
     @Test func multipartPostIsParsedByTheServer() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-part-\(UUID()).txt")
             try Data("file contents".utf8).write(to: file)
@@ -62,7 +62,7 @@ struct SessionFeatureTests {
     }
 
     @Test func eventMonitorSeesTheLifecycle() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let monitor = RecordingMonitor()
             manager.addEventMonitor(monitor)
@@ -77,7 +77,7 @@ struct SessionFeatureTests {
     }
 
     @Test func managerLevelDestinationWinsAndFailedMoveIsNotAnError() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let monitor = RecordingMonitor()
             manager.addEventMonitor(monitor)
@@ -115,7 +115,7 @@ struct SessionFeatureTests {
     }
 
     @Test func readmeSessionExamples() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             // The README's two shapes, with the test server as the base URL.
             let manager = HTTPSessionManager(baseURL: server.baseURL)
             let done = CompletionRecorder()

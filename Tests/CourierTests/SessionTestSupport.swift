@@ -59,20 +59,6 @@ extension TestServer {
     }
 }
 
-func withSessionServer<T>(
-    _ configuration: TestServer.Configuration = .init(), _ body: (TestServer) async throws -> T
-) async throws -> T {
-    let server = try await TestServer.start(configuration)
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
-}
-
 /// Polls `condition` every 20 ms for up to `seconds`; records a failure when it never holds.
 /// For progress that happens asynchronously on a machine that may be busy.
 func eventually(within seconds: Double = 20, _ condition: () -> Bool) async throws {

@@ -16,7 +16,7 @@ struct SessionTimeoutTests {
     }
 
     @Test func configurationTimeoutAppliesToRequestsThatKeptTheDefault() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             var configuration = SessionConfiguration()
             configuration.timeoutIntervalForRequest = 0.5
             let recorder = CompletionRecorder()
@@ -29,7 +29,7 @@ struct SessionTimeoutTests {
     }
 
     @Test func requestTimeoutWinsOverTheConfiguration() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             var request = URLRequest(url: server.sessionURL("/fault/no-response"))
             request.timeoutInterval = 0.5
             let recorder = CompletionRecorder()
@@ -44,9 +44,8 @@ struct SessionTimeoutTests {
 @Suite("Session proxy")
 struct SessionProxyTests {
     @Test func requestsGoThroughTheConfiguredProxy() async throws {
-        let proxy = try await TestProxyServer.start()
-        do {
-            try await withSessionServer { server in
+        try await TestProxyServer.withRunning { proxy in
+            try await TestServer.withRunning { server in
                 var configuration = SessionConfiguration()
                 configuration.proxy = EngineProxy(host: "127.0.0.1", port: proxy.port)
                 let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: configuration)
@@ -55,10 +54,6 @@ struct SessionProxyTests {
                 #expect((object as? JSONValue)?["args"]?["via"] == "proxy")
                 #expect(proxy.requestLines == ["GET \(server.baseURL.absoluteString)/get?via=proxy HTTP/1.1"])
             }
-            try await proxy.shutdown()
-        } catch {
-            try? await proxy.shutdown()
-            throw error
         }
     }
 }

@@ -12,7 +12,7 @@ import Testing
 @Suite("URLSessionManager against the test server")
 struct URLSessionManagerTests {
     @Test func dataTaskParsesJSONAndCompletesOnce() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let recorder = CompletionRecorder()
             let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/get?a=1")), completionHandler: recorder.handler)
@@ -33,7 +33,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func statusFailureGivesObjectAndError() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let recorder = CompletionRecorder()
             manager.dataTask(with: URLRequest(url: server.sessionURL("/status/404")), completionHandler: recorder.handler).resume()
@@ -63,7 +63,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func cancelBeforeResumeAndMidBodyCompleteOnceWithCancelled() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let early = CompletionRecorder()
             let never = manager.dataTask(with: URLRequest(url: server.sessionURL("/get")), completionHandler: early.handler)
@@ -92,7 +92,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func uploadProgressIsMonotonicAndReachesTotal() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let fractions = Mutex<[Double]>([])
             let recorder = CompletionRecorder()
@@ -113,7 +113,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func downloadTaskMovesFileToDestination() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let destination = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID()).bin")
             defer { try? FileManager.default.removeItem(at: destination) }
@@ -137,7 +137,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func suspendStopsTheTransfer() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let recorder = CompletionRecorder()
             let task = manager.dataTask(
@@ -162,7 +162,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func notificationsArriveInOrderWithUserInfo() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let names = Mutex<[String]>([])
             let completeInfo = Mutex<[String]>([])
@@ -191,7 +191,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func suspendStopsSendingTheBody() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let total: Int64 = 256 << 20
             let chunk = ByteBuffer(repeating: UInt8(ascii: "u"), count: 64 << 10)
             let body = RequestBody.stream(length: total) { writer in
@@ -219,7 +219,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func manyTasksAllCompleteAndTheMapEmpties() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             manager.responseSerializer = HTTPResponseSerializer()
             let completions = Mutex<[Int: Int]>([:])
@@ -249,7 +249,7 @@ struct URLSessionManagerTests {
     }
 
     @Test func invalidateCancelsRunningTasks() async throws {
-        try await withSessionServer { server in
+        try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let recorder = CompletionRecorder()
             let invalidated = Mutex(false)
