@@ -59,9 +59,9 @@ extension TestServer {
     }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`; records a failure when it never holds.
-/// For progress that happens asynchronously on a machine that may be busy.
-func eventually(within seconds: Double = 20, _ condition: () -> Bool) async throws {
+/// Polls `condition` every 20 ms for up to `seconds` (a hang bound, generous for a 2-core
+/// machine running every suite at once); records a failure when it never holds.
+func eventually(within seconds: Double = 60, _ condition: () -> Bool) async throws {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Whether a `Set-Cookie` field removes its cookie (`Max-Age` ≤ 0, or `Expires` in the past).
 ///
@@ -24,15 +25,19 @@ enum SetCookieExpiry {
         return expires.map { $0 <= now } ?? false
     }
 
-    /// `Thu, 01 Jan 1970 00:00:00 GMT` (RFC 1123) or `Thursday, 01-Jan-70 00:00:00 GMT` (RFC 850).
-    private static func httpDate(_ text: String) -> Date? {
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE, dd-MMM-yyyy HH:mm:ss zzz"] {
+    /// `Thu, 01 Jan 1970 00:00:00 GMT` (RFC 1123), `Thursday, 01-Jan-70 00:00:00 GMT` (RFC 850)
+    /// or `Thu, 01-Jan-1970 00:00:00 GMT`. The formatters are made once; a `DateFormatter` is
+    /// not safe to share unlocked.
+    private static let formatters = Mutex(
+        ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE, dd-MMM-yyyy HH:mm:ss zzz"].map { format in
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
+            return formatter
+        })
+
+    private static func httpDate(_ text: String) -> Date? {
+        formatters.withLock { formatters in formatters.lazy.compactMap { $0.date(from: text) }.first }
     }
 }
