@@ -28,27 +28,31 @@ struct DemoTLS: Sendable {
         let other = try Certificate(derEncoded: Data(otherDER))
         let url = "https://localhost:\(servers.https.port)"
 
-        var pinned = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [intermediate])
-        pinned.trustedRootCertificates = [root]
-        let good = HTTPSessionManager(baseURL: URL(string: url))
-        try good.setSecurityPolicy(pinned)
+        /// A manager for the HTTPS server that trusts the test root and pins `certificate`.
+        func manager(pinning certificate: Certificate) throws -> HTTPSessionManager {
+            var policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [certificate])
+            policy.trustedRootCertificates = [root]
+            let manager = HTTPSessionManager(baseURL: URL(string: url))
+            try manager.setSecurityPolicy(policy)
+            return manager
+        }
+
+        let good = try manager(pinning: intermediate)
         output.detail("pinned: the test CA's intermediate (\(intermediate.subjectSummary)), mode .certificate")
         output.detail("GET \(url)/get")
         let (_, response) = try await good.get("get")
         try DemoSteps.check(response.statusCode == 200, "expected 200, got \(response.statusCode)")
         output.ok("accepted: \(response.statusCode), the server's chain contains the pinned certificate")
 
-        var wrong = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [other])
-        wrong.trustedRootCertificates = [root]
-        let bad = HTTPSessionManager(baseURL: URL(string: url))
-        try bad.setSecurityPolicy(wrong)
+        let bad = try manager(pinning: other)
         output.detail("pinned: a different, self-signed certificate (\(other.subjectSummary))")
         output.detail("GET \(url)/get")
         do {
             _ = try await bad.get("get")
             throw DemoFailure("the server was trusted with a pin it does not match")
-        } catch CourierError.serverTrustRejected(let host, let reason) {
-            output.ok("rejected: \(CourierError.serverTrustRejected(host: host, reason: reason).description)")
+        } catch let error as CourierError {
+            guard case .serverTrustRejected = error else { throw error }
+            output.ok("rejected: \(error.description)")
         }
         good.invalidateSessionCancelingTasks(false, resetSession: false)
         bad.invalidateSessionCancelingTasks(false, resetSession: false)
