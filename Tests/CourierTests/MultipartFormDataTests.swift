@@ -235,6 +235,23 @@ import FoundationNetworking
         #expect(Self.drain(streamForm.makeInputStream()).0 == Data(framed.utf8))
     }
 
+    @Test func dataSlicesAreFramedFromTheirOwnStart() async throws {
+        // A Data slice keeps its parent's indices (here 100..<106); both body producers must
+        // read the slice's bytes, not the parent's first bytes.
+        let parent = Data((0..<200).map { UInt8(truncatingIfNeeded: $0) })
+        let slice = parent[100..<106]
+        let form = MultipartFormData(boundary: "B")
+        form.appendPart(formData: slice, name: "s")
+        var expected = Data("--B\r\nContent-Disposition: form-data; name=\"s\"\r\n\r\n".utf8)
+        expected.append(contentsOf: [100, 101, 102, 103, 104, 105])
+        expected.append(Data("\r\n--B--\r\n".utf8))
+        #expect(try await Self.body(of: form) == expected)
+        let (streamed, _, finished) = Self.drain(form.makeInputStream(), bufferSize: 4)
+        #expect(finished)
+        #expect(streamed == expected)
+        #expect(form.contentLength == Int64(expected.count))
+    }
+
     @Test func inputStreamOfAnEmptyFormIsEmptyAndSequencesFail() {
         let (empty, _, finished) = Self.drain(MultipartFormData().makeInputStream())
         #expect(empty.isEmpty && finished)

@@ -105,8 +105,9 @@ final class MultipartBodyStream: InputStream {
         let chunk: Data?
         switch part.source {
         case .data(let data):
-            let start = Int(part.length - remainingInPart)
-            chunk = start < data.count ? data.subdata(in: start..<min(data.count, start + maxLength)) : nil
+            // A slice keeps its parent's indices: offsets count from its own startIndex.
+            let start = data.startIndex + Int(part.length - remainingInPart)
+            chunk = start < data.endIndex ? data.subdata(in: start..<min(data.endIndex, start + maxLength)) : nil
         case .file(let path):
             if openFile == nil {
                 guard let handle = FileHandle(forReadingAtPath: path) else {
