@@ -16,16 +16,19 @@ struct MultipartBodyPart: Sendable {
         case produced(@Sendable (_ sink: (Data) async throws -> Void) async throws -> Void)
     }
 
-    var headers: [(name: String, value: String)]
-    var source: Source
-    var length: Int64
+    /// `Name: value\r\n` for each header, then the blank line; rendered once, since the
+    /// length, every body write and every input stream need it.
+    let headerBytes: Data
+    let source: Source
+    let length: Int64
 
-    /// `Name: value\r\n` for each header, then the blank line.
-    var headerBytes: Data {
+    init(headers: [(name: String, value: String)], source: Source, length: Int64) {
         var text = ""
         for header in headers { text += "\(header.name): \(header.value)\r\n" }
         text += "\r\n"
-        return Data(text.utf8)
+        headerBytes = Data(text.utf8)
+        self.source = source
+        self.length = length
     }
 
     /// Whether the bytes can be read more than once (a redirect or retry needs that).
@@ -68,22 +71,6 @@ final class InputStreamBox: Sendable {
 
     /// Reads the whole stream into `sink` in chunks of `chunkSize`.
     func read(chunkSize: Int, into sink: (Data) async throws -> Void) async throws {
-        stream.withLock { stream in
-            if stream.streamStatus == .notOpen { stream.open() }
-        }
-        while true {
-            let (chunk, failure): (Data?, String?) = stream.withLock { stream in
-                var buffer = [UInt8](repeating: 0, count: chunkSize)
-                let count = stream.read(&buffer, maxLength: chunkSize)
-                if count < 0 { return (nil, stream.streamError.map { String(describing: $0) } ?? "unknown error") }
-                return (Data(buffer[0..<count]), nil)
-            }
-            if let failure {
-                throw CourierError.requestSerializationFailed(.bodyStreamFailed("input stream failed: \(failure)"))
-            }
-            guard let chunk, !chunk.isEmpty else { break }
-            try await sink(chunk)
-        }
-        stream.withLock { $0.close() }
+        while let chunk = try readChunk(maxLength: chunkSize) { try await sink(chunk) }
     }
 }

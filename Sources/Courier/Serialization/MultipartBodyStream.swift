@@ -6,9 +6,17 @@ import Foundation
 ///
 /// Not `Sendable` and not thread-safe, like any `InputStream`: one reader at a time.
 final class MultipartBodyStream: InputStream {
+    /// A piece of the body: framing bytes, or a part's content.
     enum Segment {
         case data(Data)
         case part(MultipartBodyPart)
+
+        var length: Int64 {
+            switch self {
+            case .data(let data): Int64(data.count)
+            case .part(let part): part.length
+            }
+        }
     }
 
     private var segments: [Segment]

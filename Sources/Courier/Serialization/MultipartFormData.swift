@@ -69,13 +69,7 @@ public final class MultipartFormData: Sendable {
     /// The exact byte count of the body: boundaries, part headers and declared body lengths.
     /// Zero for an empty form.
     public var contentLength: Int64 {
-        let parts = state.withLock { $0.parts }
-        guard !parts.isEmpty else { return 0 }
-        var total = Int64(finalBoundary.utf8.count)
-        for (index, part) in parts.enumerated() {
-            total += Int64(openingBoundary(first: index == 0).utf8.count) + Int64(part.headerBytes.count) + part.length
-        }
-        return total
+        segments(of: state.withLock { $0.parts }).reduce(0) { $0 + $1.length }
     }
 
     // MARK: - Appending parts
@@ -213,7 +207,6 @@ public final class MultipartFormData: Sendable {
     ///   (``CourierError/RequestSerializationReason/bodyStreamFailed(_:)``), or `sink`'s error.
     public func writeBody(into sink: (Data) async throws -> Void) async throws {
         let (parts, packetSize, delay) = state.withLock { ($0.parts, $0.packetSize, $0.delay) }
-        guard !parts.isEmpty else { return }
 
         // AFN's `numberOfBytesInPacket` and `delay`: packets of at most `packetSize`
         // bytes, with a pause after each when throttled.
@@ -227,8 +220,8 @@ public final class MultipartFormData: Sendable {
             }
         }
 
-        for (index, part) in parts.enumerated() {
-            try await emit(Data(openingBoundary(first: index == 0).utf8) + part.headerBytes)
+        // A part's bytes, checked against its declared length as they go.
+        func write(_ part: MultipartBodyPart, index: Int) async throws {
             var written: Int64 = 0
             func counted(_ chunk: Data) async throws {
                 written += Int64(chunk.count)
@@ -250,7 +243,16 @@ public final class MultipartFormData: Sendable {
                     .bodyStreamFailed("part \(index) produced \(written) of its declared \(part.length) bytes"))
             }
         }
-        try await emit(Data(finalBoundary.utf8))
+
+        var partIndex = 0
+        for segment in segments(of: parts) {
+            switch segment {
+            case .data(let framing): try await emit(framing)
+            case .part(let part):
+                try await write(part, index: partIndex)
+                partIndex += 1
+            }
+        }
     }
 
     /// AFN's `AFMultipartBodyStream`: a synchronous `InputStream` over the body, for
@@ -261,20 +263,26 @@ public final class MultipartFormData: Sendable {
     /// ``makeRequestBody()``). The stream is not thread-safe: read it from one thread.
     public func makeInputStream() -> InputStream {
         let (parts, packetSize, delay) = state.withLock { ($0.parts, $0.packetSize, $0.delay) }
-        var segments: [MultipartBodyStream.Segment] = []
-        for (index, part) in parts.enumerated() {
-            segments.append(.data(Data(openingBoundary(first: index == 0).utf8) + part.headerBytes))
-            segments.append(.part(part))
-        }
-        if !parts.isEmpty { segments.append(.data(Data(finalBoundary.utf8))) }
-        return MultipartBodyStream(segments: segments, packetSize: packetSize, delay: delay)
+        return MultipartBodyStream(segments: segments(of: parts), packetSize: packetSize, delay: delay)
     }
 
     // MARK: - Framing
 
-    func openingBoundary(first: Bool) -> String { first ? "--\(boundary)\r\n" : "\r\n--\(boundary)\r\n" }
-
-    var finalBoundary: String { "\r\n--\(boundary)--\r\n" }
+    /// The body as AFN frames it, shared by ``contentLength``, ``writeBody(into:)`` and
+    /// ``makeInputStream()``: each part preceded by its boundary (`--B` first, `\r\n--B`
+    /// after) and headers, then `\r\n--B--\r\n`. A form without parts has no segments.
+    func segments(of parts: [MultipartBodyPart]) -> [MultipartBodyStream.Segment] {
+        guard !parts.isEmpty else { return [] }
+        var segments: [MultipartBodyStream.Segment] = []
+        segments.reserveCapacity(parts.count * 2 + 1)
+        for (index, part) in parts.enumerated() {
+            let opening = index == 0 ? "--\(boundary)\r\n" : "\r\n--\(boundary)\r\n"
+            segments.append(.data(Data(opening.utf8) + part.headerBytes))
+            segments.append(.part(part))
+        }
+        segments.append(.data(Data("\r\n--\(boundary)--\r\n".utf8)))
+        return segments
+    }
 
     private func append(_ part: MultipartBodyPart) {
         state.withLock { $0.parts.append(part) }
