@@ -50,6 +50,20 @@ import FoundationNetworking
         #expect(try JSONValue(parsing: Data("-9223372036854775808".utf8)) == .int(.min))
     }
 
+    @Test func stringsWithAndWithoutEscapes() throws {
+        // No escape: the raw UTF-8 is taken as it is.
+        #expect(try JSONValue(parsing: Data(#"["é😀/x", ""]"#.utf8)) == ["é😀/x", ""])
+        // Escapes before, between and after raw text, a surrogate pair and a BMP \u escape.
+        let escaped = #"["\"a\\b\/c\n\t\u00e9é\ud83d\ude00end", "\u0041"]"#
+        #expect(try JSONValue(parsing: Data(escaped.utf8)) == ["\"a\\b/c\n\té\u{e9}😀end", "A"])
+        // Invalid UTF-8 (a lone continuation byte) is rejected on both paths, reported just past the closing quote.
+        let quote = UInt8(ascii: "\"")
+        let raw = Data([quote, 0x61, 0x80, quote])
+        #expect(throws: JSONParsingError(offset: 4, reason: "string is not valid UTF-8")) { try JSONValue(parsing: raw) }
+        let mixed = Data([quote, 0x5C, UInt8(ascii: "n"), 0x80, quote])
+        #expect(throws: JSONParsingError(offset: 5, reason: "string is not valid UTF-8")) { try JSONValue(parsing: mixed) }
+    }
+
     @Test func byteOrderMarkIsSkipped() throws {
         #expect(try JSONValue(parsing: Data([0xEF, 0xBB, 0xBF] + Array("[true]".utf8))) == [true])
     }

@@ -156,11 +156,17 @@ enum JSONParser {
                 guard let byte = peek() else { throw fail("unterminated string") }
                 switch byte {
                 case UInt8(ascii: "\""):
-                    output.append(contentsOf: bytes[segmentStart..<index])
-                    index += 1
-                    guard let string = String(validating: output, as: UTF8.self) else {
-                        throw fail("string is not valid UTF-8")
+                    // Every escape adds bytes to `output`, so an empty one means none were
+                    // seen: most strings are then validated straight from the input.
+                    let string: String?
+                    if output.isEmpty {
+                        string = String(validating: bytes[segmentStart..<index], as: UTF8.self)
+                    } else {
+                        output.append(contentsOf: bytes[segmentStart..<index])
+                        string = String(validating: output, as: UTF8.self)
                     }
+                    index += 1
+                    guard let string else { throw fail("string is not valid UTF-8") }
                     return string
                 case UInt8(ascii: "\\"):
                     output.append(contentsOf: bytes[segmentStart..<index])
@@ -198,7 +204,7 @@ enum JSONParser {
                     throw fail("unpaired low surrogate")
                 }
                 guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid scalar") }
-                output.append(contentsOf: String(Character(unicode)).utf8)
+                output.append(contentsOf: unicode.utf8)
             default:
                 throw fail("invalid escape")
             }

@@ -47,12 +47,12 @@ enum JSONWriter {
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in object.keys.sorted().enumerated() {
+            for (index, member) in object.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 newline(into: &output, options: options, depth: depth + 1)
-                writeString(key, into: &output, options: options)
+                writeString(member.key, into: &output, options: options)
                 output.append(contentsOf: (options.contains(.prettyPrinted) ? " : " : ":").utf8)
-                if let member = object[key] { write(member, into: &output, options: options, depth: depth + 1) }
+                write(member.value, into: &output, options: options, depth: depth + 1)
             }
             if !object.isEmpty { newline(into: &output, options: options, depth: depth) }
             output.append(UInt8(ascii: "}"))
