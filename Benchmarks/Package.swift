@@ -13,9 +13,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
-        // Shared by both harnesses: CPU and peak-RSS readings, machine load, child processes.
+        // Shared by both harnesses: CPU and peak-RSS readings, machine load, child processes, the
+        // interleaved rounds and their options, the table layout.
         .target(
             name: "BenchSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .executableTarget(

@@ -39,3 +39,25 @@ public func spawnChild(_ executable: String, _ arguments: [String], killAfter: D
 final class Flag: Sendable {
     let value = Atomic<Bool>(false)
 }
+
+/// Runs a child of this executable that prints its report as the last line of its stdout,
+/// as JSON, and decodes that line.
+///
+/// - Parameters:
+///   - type: The report's type.
+///   - arguments: The child's arguments.
+///   - killAfter: Seconds after which the child is killed (SIGKILL).
+/// - Returns: The report, or nil when the last line is not one; and what went wrong with the
+///   child itself: no report, or a non-zero exit status.
+public func runChildReport<Report: Decodable>(
+    _ type: Report.Type,
+    _ arguments: [String],
+    killAfter: Double
+) async -> (report: Report?, problems: [String]) {
+    let (output, status) = await spawnChild(currentExecutablePath, arguments, killAfter: killAfter)
+    let lastLine = String(decoding: output, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+    guard let report = try? JSONDecoder().decode(Report.self, from: Data(lastLine.utf8)) else {
+        return (nil, ["the child exited with status \(status) and no report; its stdout ended: \(lastLine.suffix(300))"])
+    }
+    return (report, status == 0 ? [] : ["the child exited with status \(status)"])
+}

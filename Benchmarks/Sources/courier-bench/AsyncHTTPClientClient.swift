@@ -33,13 +33,7 @@ final class AsyncHTTPClientClient: BenchClient {
         let request = HTTPClientRequest(url: url.absoluteString)
         let response = try await client.execute(request, timeout: Self.timeout)
         guard response.status == .ok else { throw BenchError.status(Int(response.status.code), url) }
-        var sink = try FileSink(path: path)
-        for try await chunk in response.body {
-            try sink.write(chunk)
-        }
-        let written = sink.written
-        try sink.close()
-        return written
+        return try await FileSink.write(response.body, to: path)
     }
 
     func upload(_ url: URL, length: Int64, chunk: ByteBuffer, file: String?) async throws -> UploadAnswer {

@@ -40,17 +40,3 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument 
     case asyncHTTPClient = "async-http-client"
     case urlSession = "urlsession"
 }
-
-/// Parses a comma-separated list of raw values ("a,b"), or "all".
-func parseList<T: RawRepresentable & CaseIterable>(_ text: String, as type: T.Type) throws -> [T]
-where T.RawValue == String {
-    if text == "all" { return Array(T.allCases) }
-    return try text.split(separator: ",").map { part in
-        let name = part.trimmingCharacters(in: .whitespaces)
-        guard let value = T(rawValue: name) else {
-            let known = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ValidationError("unknown value '\(name)'; expected one of: \(known), all")
-        }
-        return value
-    }
-}

@@ -92,9 +92,10 @@ struct FileSink: ~Copyable {
     mutating func write(_ buffer: ByteBuffer) throws {
         let fd = handle.fileDescriptor
         try buffer.withUnsafeReadableBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
             var offset = 0
             while offset < bytes.count {
-                let result = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                let result = Foundation.write(fd, base + offset, bytes.count - offset)
                 if result < 0 {
                     if errno == EINTR { continue }
                     throw BenchError.io("write failed: errno \(errno)")
@@ -107,5 +108,19 @@ struct FileSink: ~Copyable {
 
     consuming func close() throws {
         try handle.close()
+    }
+
+    /// Writes every chunk of a response body to a new file at `path`.
+    ///
+    /// - Returns: The bytes written.
+    static func write<Body: AsyncSequence>(_ body: Body, to path: String) async throws -> Int64
+    where Body.Element == ByteBuffer {
+        var sink = try FileSink(path: path)
+        for try await chunk in body {
+            try sink.write(chunk)
+        }
+        let written = sink.written
+        try sink.close()
+        return written
     }
 }

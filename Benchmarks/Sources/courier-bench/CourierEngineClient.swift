@@ -25,13 +25,7 @@ final class CourierEngineClient: BenchClient {
     func download(_ url: URL, to path: String) async throws -> Int64 {
         let response = try await engine.stream(EngineRequest(url: url))
         guard response.head.status == .ok else { throw BenchError.status(Int(response.head.status.code), url) }
-        var sink = try FileSink(path: path)
-        for try await chunk in response.body {
-            try sink.write(chunk)
-        }
-        let written = sink.written
-        try sink.close()
-        return written
+        return try await FileSink.write(response.body, to: path)
     }
 
     func upload(_ url: URL, length: Int64, chunk: ByteBuffer, file: String?) async throws -> UploadAnswer {

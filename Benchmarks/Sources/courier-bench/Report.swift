@@ -4,7 +4,6 @@ import Foundation
 /// The table on stdout and the `--json` file.
 struct Report {
     let summaries: [CaseSummary]
-    let options: Run
     let notes: [String]
 
     /// The statistics of one client on one case over the accepted rounds.
@@ -24,7 +23,7 @@ struct Report {
 
     func rows(_ summary: CaseSummary) -> [Row] {
         summary.clients.compactMap { client in
-            let runs = summary.rounds.compactMap { $0[client] }
+            let runs = summary.rounds.rounds.compactMap { $0[client] }
             guard !runs.isEmpty else { return nil }
             let values = runs.map(\.value)
             return Row(
@@ -49,10 +48,11 @@ struct Report {
     }
 
     func table() -> String {
-        var lines: [[String]] = [[
+        let header = [
             "case", "client", "median", "min–max", "unit", "cpu µs/req", "cpu µs/MiB", "peak RSS MiB",
             "base RSS", "conns", "engine ÷ this", "cpu engine ÷ this", "ranges",
-        ]]
+        ]
+        var lines: [[String]] = []
         var footnotes: [String] = []
         for summary in summaries {
             let rows = rows(summary)
@@ -87,23 +87,11 @@ struct Report {
             }
             footnotes.append(
                 "\(summary.benchCase.rawValue): \(summary.target.serverName) \(summary.target.url.absoluteString); "
-                    + "\(summary.rounds.count) rounds accepted, \(summary.discarded) discarded; "
-                    + String(
-                        format: "host steal %.0f–%.0f%% of the machine",
-                        (summary.steal.min() ?? 0) * 100,
-                        (summary.steal.max() ?? 0) * 100
-                    )
+                    + "\(summary.rounds.rounds.count) rounds accepted, \(summary.rounds.discarded) discarded; "
+                    + "host steal \(percentRange(summary.rounds.steal)) of the machine"
             )
         }
-        let widths = lines[0].indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
-        func render(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                let pad = String(repeating: " ", count: widths[index] - cell.count)
-                return index < 2 ? cell + pad : pad + cell
-            }.joined(separator: "  ")
-        }
-        var out = [render(lines[0]), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-        out += lines.dropFirst().map(render)
+        var out = alignedColumns(header: header, rows: lines)
         out.append("")
         out += footnotes
         out += notes.map { "note: \($0)" }

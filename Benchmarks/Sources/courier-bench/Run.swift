@@ -15,8 +15,6 @@ struct Run: AsyncParsableCommand {
     var cases = "all"
     @Option(help: "Comma-separated clients, or all: courier-engine, courier-session, async-http-client, urlsession.")
     var clients = "all"
-    @Option(help: "Accepted rounds per case (each round runs every client once, in order).")
-    var rounds = 3
     @Option(help: "Requests per run for the small cases (default 5,000 sequential, 20,000 concurrent).")
     var requests: Int?
     @Option(help: "Requests in flight for concurrent-small.")
@@ -35,12 +33,7 @@ struct Run: AsyncParsableCommand {
     var nginxRoot = (ProcessInfo.processInfo.environment["COURIER_BENCH_NGINX_DIR"] ?? "/tmp/courier-bench-nginx") + "/www"
     @Option(help: "Write the results as JSON to this file.")
     var json: String?
-    @Option(help: "Discard a round when processes outside the benchmark used more than this share of the machine.")
-    var busyThreshold = 0.10
-    @Option(help: "Discard at most this many rounds per case (then accept and say so).")
-    var maxDiscards = 6
-    @Option(help: "Before each round, wait up to this many seconds for the machine to be quiet.")
-    var quietWait: Double = 180
+    @OptionGroup var roundOptions: RoundOptions
     @Option(help: "A child that runs longer than this many seconds is reported as hung.")
     var timeout: Double = 600
     @Option(help: "Where downloads and the URLSession upload file go.")
@@ -49,17 +42,16 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let caseList = try parseList(cases, as: BenchCase.self)
         let clientList = try parseList(clients, as: ClientKind.self)
-        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard server == "test" || server == "nginx" else { throw ValidationError("--server is test or nginx") }
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 
+        guard let nginxBase = URL(string: url) else { throw ValidationError("--url \(url) is not a URL") }
         let testServer = try await TestServer.start()
-        let nginxBase = URL(string: url)!
         let plan = try Plan.make(self, testServer: testServer, nginxBase: nginxBase, cases: caseList)
         let runner = Runner(options: self, plan: plan, clients: clientList)
 
         log("courier-bench: server \(server); test server \(testServer.baseURL.absoluteString) (in this process)")
-        log("clients: \(clientList.map(\.rawValue).joined(separator: ", ")); rounds: \(rounds); connections per host: \(connections); cores: \(Int(MachineCPU.cores)) (nothing pinned)")
+        log("clients: \(clientList.map(\.rawValue).joined(separator: ", ")); rounds: \(roundOptions.rounds); connections per host: \(connections); cores: \(Int(MachineCPU.cores)) (nothing pinned)")
         for note in plan.notes { log("note: \(note)") }
 
         var summaries: [CaseSummary] = []
@@ -69,7 +61,7 @@ struct Run: AsyncParsableCommand {
         }
         try? await testServer.shutdown()
 
-        let report = Report(summaries: summaries, options: self, notes: plan.notes)
+        let report = Report(summaries: summaries, notes: plan.notes)
         print(report.table())
         if let json {
             try report.json().write(to: URL(fileURLWithPath: json))
@@ -209,7 +201,10 @@ struct Plan {
         var remaining = bytes
         while remaining > 0 {
             let size = Int(min(Int64(chunk.readableBytes), remaining))
-            try sink.write(chunk.getSlice(at: chunk.readerIndex, length: size)!)
+            guard let slice = chunk.getSlice(at: chunk.readerIndex, length: size) else {
+                throw BenchError.io("cannot slice \(size) bytes of the upload pattern")
+            }
+            try sink.write(slice)
             remaining -= Int64(size)
         }
         try sink.close()

@@ -21,12 +21,8 @@ struct Measurement: Sendable {
 struct CaseSummary: Sendable {
     var benchCase: BenchCase
     var target: Target
-    var rounds: [[ClientKind: Measurement]]
-    var discarded: Int
-    var discardNotes: [String]
+    var rounds: AcceptedRounds<[ClientKind: Measurement]>
     var clients: [ClientKind]
-    /// The share of the machine the host stole during each accepted round.
-    var steal: [Double] = []
 }
 
 /// Runs the children, round by round, and throws away rounds that other processes disturbed.
@@ -34,22 +30,11 @@ struct Runner {
     let options: Run
     let plan: Plan
     let clients: [ClientKind]
-    let executable: String
-
-    init(options: Run, plan: Plan, clients: [ClientKind]) {
-        self.options = options
-        self.plan = plan
-        self.clients = clients
-        self.executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
 
     func measure(_ benchCase: BenchCase, _ target: Target) async -> CaseSummary {
         log("== \(benchCase.rawValue) against \(target.serverName): \(target.url.absoluteString)")
-        var summary = CaseSummary(benchCase: benchCase, target: target, rounds: [], discarded: 0, discardNotes: [], clients: clients)
         var uploadHash: String?
-        while summary.rounds.count < options.rounds {
-            await waitForQuiet()
-            let probe = ForeignLoadProbe()
+        let rounds = await measureRounds(options.roundOptions) {
             var round: [ClientKind: Measurement] = [:]
             for client in clients {
                 var measurement = await runChild(client, benchCase, target)
@@ -61,49 +46,19 @@ struct Runner {
                 }
                 round[client] = measurement
             }
-            let (foreign, steal) = probe.foreignShare()
-            let line = clients.compactMap { client in
-                round[client].map { "\(client.rawValue) \(formatValue($0.value)) \(benchCase.unit)\($0.problems.isEmpty ? "" : " (PROBLEM)")" }
-            }.joined(separator: " | ")
-            let load = String(format: "others used %.0f%% of the machine (steal %.0f%%)", foreign * 100, steal * 100)
-            if foreign > options.busyThreshold, summary.discarded < options.maxDiscards {
-                summary.discarded += 1
-                let note = "discarded a round: \(load) [\(line)]"
-                summary.discardNotes.append(note)
-                log("  \(note)")
-                continue
-            }
-            summary.rounds.append(round)
-            summary.steal.append(steal)
-            log("  round \(summary.rounds.count): \(line); \(load)")
-            for client in clients {
-                for problem in round[client]?.problems ?? [] { log("  PROBLEM \(client.rawValue): \(problem)") }
-            }
+            return round
+        } describe: { round in
+            let measurements = clients.compactMap { round[$0] }
+            return RoundLog(
+                entries: measurements.map { measurement in
+                    "\(measurement.client.rawValue) \(formatValue(measurement.value)) \(benchCase.unit)"
+                        + (measurement.problems.isEmpty ? "" : " (PROBLEM)")
+                },
+                problems: measurements.flatMap { measurement in
+                    measurement.problems.map { "\(measurement.client.rawValue): \($0)" }
+                })
         }
-        return summary
-    }
-
-    /// Waits, up to `--quiet-wait` seconds, until no build runs and others use less than the
-    /// busy threshold over one second.
-    func waitForQuiet() async {
-        let deadline = ContinuousClock.now + .seconds(options.quietWait)
-        var said = false
-        while true {
-            let builds = runningBuildProcesses()
-            let probe = ForeignLoadProbe()
-            try? await Task.sleep(for: .seconds(1))
-            let (foreign, _) = probe.foreignShare()
-            if builds.isEmpty, foreign <= options.busyThreshold { return }
-            if ContinuousClock.now >= deadline {
-                log("  machine still busy after \(Int(options.quietWait)) s (\(builds.prefix(4).joined(separator: ", "))); going on, disturbed rounds will be discarded")
-                return
-            }
-            if !said {
-                log(String(format: "  waiting for a quiet machine: others use %.0f%%; builds: %@", foreign * 100, builds.prefix(4).joined(separator: ", ")))
-                said = true
-            }
-            try? await Task.sleep(for: .seconds(2))
-        }
+        return CaseSummary(benchCase: benchCase, target: target, rounds: rounds, clients: clients)
     }
 
     func runChild(_ client: ClientKind, _ benchCase: BenchCase, _ target: Target) async -> Measurement {
@@ -124,23 +79,17 @@ struct Runner {
         if benchCase == .upload256m, let file = plan.uploadFile { arguments += ["--upload-file", file] }
 
         let connectionsBefore = target.counter.read()
-        let (output, status) = await Self.spawn(executable, arguments, killAfter: options.timeout + 60)
+        let (child, childProblems) = await runChildReport(ChildReport.self, arguments, killAfter: options.timeout + 60)
         let connectionsAfter = target.counter.read()
 
         var measurement = Measurement(
-            client: client, report: nil, connections: nil, problems: [], value: 0,
+            client: client, report: child, connections: nil, problems: childProblems, value: 0,
             cpuMicrosPerRequest: 0, cpuMicrosPerMiB: nil, peakRSSMiB: 0, baselineRSSMiB: 0
         )
         if let before = connectionsBefore, let after = connectionsAfter {
             measurement.connections = after - before - target.counter.overhead
         }
-        let lastLine = String(decoding: output, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-        guard let report = try? JSONDecoder().decode(ChildReport.self, from: Data(lastLine.utf8)) else {
-            measurement.problems.append("the child exited with status \(status) and no report; its stdout ended: \(lastLine.suffix(300))")
-            return measurement
-        }
-        measurement.report = report
-        if status != 0 { measurement.problems.append("the child exited with status \(status)") }
+        guard let report = child else { return measurement }
         if report.timedOut { measurement.problems.append("HUNG: \(report.errorSamples.last ?? "")") }
         if report.errors > 0 {
             measurement.problems.append("\(report.errors) of \(report.requests) requests failed: \(report.errorSamples.joined(separator: "; "))")
@@ -182,11 +131,5 @@ struct Runner {
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
-    }
-
-    /// Runs `executable arguments`, returns its stdout and exit status; stderr passes through.
-    /// Kills it (SIGKILL) after `killAfter` seconds.
-    static func spawn(_ executable: String, _ arguments: [String], killAfter: Double) async -> (Data, Int32) {
-        await spawnChild(executable, arguments, killAfter: killAfter)
     }
 }

@@ -25,16 +25,10 @@ final class URLSessionClient: BenchClient {
     func get(_ url: URL) async throws -> Int {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
             let task = session.dataTask(with: url) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                guard status == 200 else {
-                    continuation.resume(throwing: BenchError.status(status, url))
-                    return
-                }
-                continuation.resume(returning: data?.count ?? 0)
+                continuation.resume(with: Result {
+                    try Self.checkOK(response, error, url)
+                    return data?.count ?? 0
+                })
             }
             task.resume()
         }
@@ -43,24 +37,15 @@ final class URLSessionClient: BenchClient {
     func download(_ url: URL, to path: String) async throws -> Int64 {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int64, any Error>) in
             let task = session.downloadTask(with: url) { location, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                guard status == 200, let location else {
-                    continuation.resume(throwing: BenchError.status(status, url))
-                    return
-                }
-                do {
+                continuation.resume(with: Result {
+                    try Self.checkOK(response, error, url)
+                    guard let location else { throw BenchError.badAnswer("no downloaded file from \(url.absoluteString)") }
                     let destination = URL(fileURLWithPath: path)
                     try? FileManager.default.removeItem(at: destination)
                     try FileManager.default.moveItem(at: location, to: destination)
                     let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber
-                    continuation.resume(returning: size?.int64Value ?? -1)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+                    return size?.int64Value ?? -1
+                })
             }
             task.resume()
         }
@@ -73,16 +58,10 @@ final class URLSessionClient: BenchClient {
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UploadAnswer, any Error>) in
             let task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file)) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                guard status == 200 else {
-                    continuation.resume(throwing: BenchError.status(status, url))
-                    return
-                }
-                continuation.resume(with: Result { try UploadAnswer(json: data ?? Data()) })
+                continuation.resume(with: Result {
+                    try Self.checkOK(response, error, url)
+                    return try UploadAnswer(json: data ?? Data())
+                })
             }
             task.resume()
         }
@@ -90,5 +69,12 @@ final class URLSessionClient: BenchClient {
 
     func shutdown() async {
         session.finishTasksAndInvalidate()
+    }
+
+    /// Throws the task's error, or `BenchError.status` unless the response is a 200.
+    static func checkOK(_ response: URLResponse?, _ error: (any Error)?, _ url: URL) throws {
+        if let error { throw error }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else { throw BenchError.status(status, url) }
     }
 }

@@ -22,7 +22,7 @@ struct SerializerTable {
 
     func rows(_ summary: SerializerSummary) -> [Row] {
         summary.benchCase.variants.compactMap { variant in
-            let reports = summary.rounds.compactMap { $0[variant] }
+            let reports = summary.rounds.rounds.compactMap { $0[variant] }
             guard let first = reports.first else { return nil }
             // Each round's value is the median of its child's timed iterations.
             let values = reports.map(\.value)
@@ -45,10 +45,11 @@ struct SerializerTable {
     var hasProblems: Bool { summaries.contains { rows($0).contains { !$0.problems.isEmpty } } }
 
     func render() -> String {
-        var lines: [[String]] = [[
+        let header = [
             "case", "variant", "median", "min–max", "unit", "µs/op", "cpu µs/op", "in bytes", "out bytes",
             "peak RSS MiB", "base RSS", "first ÷ this", "ranges",
-        ]]
+        ]
+        var lines: [[String]] = []
         var footnotes: [String] = []
         for summary in summaries {
             let rows = rows(summary)
@@ -70,21 +71,10 @@ struct SerializerTable {
                 for problem in row.problems { footnotes.append("(!) \(row.benchCase.rawValue) \(row.variant.rawValue): \(problem)") }
             }
             footnotes.append(
-                "\(summary.benchCase.rawValue): \(summary.rounds.count) rounds accepted, \(summary.discarded) discarded; "
-                    + String(
-                        format: "others %.0f–%.0f%%, host steal %.0f–%.0f%% of the machine",
-                        (summary.foreign.min() ?? 0) * 100, (summary.foreign.max() ?? 0) * 100,
-                        (summary.steal.min() ?? 0) * 100, (summary.steal.max() ?? 0) * 100))
+                "\(summary.benchCase.rawValue): \(summary.rounds.rounds.count) rounds accepted, \(summary.rounds.discarded) discarded; "
+                    + "others \(percentRange(summary.rounds.foreign)), host steal \(percentRange(summary.rounds.steal)) of the machine")
         }
-        let widths = lines[0].indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
-        func render(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                let pad = String(repeating: " ", count: widths[index] - cell.count)
-                return index < 2 ? cell + pad : pad + cell
-            }.joined(separator: "  ")
-        }
-        var out = [render(lines[0]), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-        out += lines.dropFirst().map(render)
+        var out = alignedColumns(header: header, rows: lines)
         out.append("")
         out += footnotes
         out.append(
