@@ -60,7 +60,7 @@ extension HTTPRequestSerializer {
         Self.applyDefaultHeaders(state.headers, to: &request)
         let form = MultipartFormData(stringEncoding: state.stringEncoding)
         for pair in QueryStringEncoding.pairs(from: parameters ?? [:]) {
-            let text = pair.value?.description ?? ""
+            let text = pair.value.description  // `null` describes itself as ""
             guard let data = text.data(using: state.stringEncoding) else {
                 throw CourierError.requestSerializationFailed(.stringEncodingFailed(state.stringEncoding))
             }

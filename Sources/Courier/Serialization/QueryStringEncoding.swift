@@ -21,14 +21,14 @@ public func queryString(from parameters: Parameters) -> String {
 
 /// The flattening behind ``queryString(from:)``, shared with multipart forms.
 enum QueryStringEncoding {
-    /// One `field=value` pair before escaping; `value` nil is AFN's NSNull (bare key).
+    /// One `field=value` pair before escaping; `value` is a scalar or ``ParameterValue/null``
+    /// (AFN's NSNull: a bare key in a query, an empty form-data part).
     struct Pair: Equatable {
         var field: String
-        var value: ParameterValue?
+        var value: ParameterValue
 
         var urlEncodedString: String {
-            guard let value, value != .null else { return percentEscaped(field) }
-            return percentEscaped(field) + "=" + percentEscaped(value.description)
+            value == .null ? percentEscaped(field) : percentEscaped(field) + "=" + percentEscaped(value.description)
         }
     }
 
@@ -61,9 +61,7 @@ enum QueryStringEncoding {
             for nested in sorted {
                 append(key: key, value: nested, to: &result)
             }
-        case .null:
-            result.append(Pair(field: key, value: nil))
-        default:
+        case .string, .int, .double, .bool, .null:
             result.append(Pair(field: key, value: value))
         }
     }
