@@ -38,11 +38,7 @@ public final class XMLDocumentResponseSerializer: HTTPResponseSerializerWrapper 
     ///   validation error chained).
     public func responseObject(for response: HTTPURLResponse?, data: Data?) throws -> LockedXMLDocument? {
         let validation = base.validation(response, data: data)
-        if validation.skipsParsing {
-            if let error = validation.error { throw error }
-            return nil
-        }
-        guard let data, !data.isEmpty else {
+        guard !validation.skipsParsing, let data, !data.isEmpty else {
             if let error = validation.error { throw error }
             return nil
         }
