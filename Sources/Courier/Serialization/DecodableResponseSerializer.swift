@@ -30,7 +30,7 @@ public final class DecodableResponseSerializer<T: Decodable & Sendable>: HTTPRes
     /// Creates a serializer for `type`; `makeDecoder` builds the decoder for each response
     /// (default: a plain `JSONDecoder`), so strategies can be set without sharing one decoder.
     public init(_ type: T.Type = T.self, makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) {
-        base = HTTPResponseSerializer(acceptableContentTypes: ["application/json", "text/json", "text/javascript"])
+        base = HTTPResponseSerializer(acceptableContentTypes: JSONResponseSerializer.jsonContentTypes)
         settings = LockedValue(Settings(makeDecoder: makeDecoder))
     }
 

@@ -18,6 +18,9 @@ public import FoundationNetworking
 public final class JSONResponseSerializer: HTTPResponseSerializerWrapper {
     /// Holds the validation settings.
     public let base: HTTPResponseSerializer
+    /// AFN's JSON content types, shared with ``DecodableResponseSerializer``.
+    static let jsonContentTypes: Set<String> = ["application/json", "text/json", "text/javascript"]
+
     private struct Settings {
         var readingOptions: JSONSerialization.ReadingOptions
         var removesKeysWithNullValues: Bool
@@ -28,7 +31,7 @@ public final class JSONResponseSerializer: HTTPResponseSerializerWrapper {
     /// Creates a serializer. `readingOptions`: `.fragmentsAllowed` accepts a top-level
     /// scalar (default: only objects and arrays, as `JSONSerialization`).
     public init(readingOptions: JSONSerialization.ReadingOptions = [], removesKeysWithNullValues: Bool = false) {
-        base = HTTPResponseSerializer(acceptableContentTypes: ["application/json", "text/json", "text/javascript"])
+        base = HTTPResponseSerializer(acceptableContentTypes: Self.jsonContentTypes)
         settings = LockedValue(
             Settings(readingOptions: readingOptions, removesKeysWithNullValues: removesKeysWithNullValues))
     }
