@@ -69,3 +69,18 @@ func eventually(within seconds: Double = 60, _ condition: () -> Bool) async thro
     }
     if !condition() { Issue.record("condition not met within \(seconds) s") }
 }
+
+/// Waits until `value` has stayed the same for 300 ms (work already in flight when a transfer
+/// was paused lands late on a loaded machine) and returns it; gives up after `seconds`.
+func settled(within seconds: Double = 30, _ value: () -> Int64) async throws -> Int64 {
+    let deadline = Date().addingTimeInterval(seconds)
+    var last = value()
+    while Date() < deadline {
+        try await Task.sleep(for: .milliseconds(300))
+        let now = value()
+        if now == last { return now }
+        last = now
+    }
+    Issue.record("the value kept changing for \(seconds) s")
+    return last
+}

@@ -150,8 +150,7 @@ struct URLSessionManagerTests {
             task.suspend()
             #expect(task.state == .suspended)
             // A read the socket was already asked for may still land; after that, nothing.
-            try await Task.sleep(for: .milliseconds(300))
-            let atSuspend = task.countOfBytesReceived
+            let atSuspend = try await settled { task.countOfBytesReceived }
             try await Task.sleep(for: .seconds(1))
             #expect(task.countOfBytesReceived == atSuspend)
             #expect(atSuspend < 60)
@@ -205,8 +204,7 @@ struct URLSessionManagerTests {
             try await eventually { task.countOfBytesSent > 0 }
             task.suspend()
             // Writes already handed to the socket may still be counted; after that, nothing.
-            try await Task.sleep(for: .milliseconds(300))
-            let atSuspend = task.countOfBytesSent
+            let atSuspend = try await settled { task.countOfBytesSent }
             try await Task.sleep(for: .seconds(1))
             #expect(task.countOfBytesSent == atSuspend)
             #expect(atSuspend < total)
