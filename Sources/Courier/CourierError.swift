@@ -108,6 +108,9 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     case certificateFileUnreadable(path: String, reason: String)
     /// A certificate file was read but does not hold a certificate (DER or PEM).
     case invalidCertificateFile(path: String, reason: String)
+    /// The session's TLS settings can't be used (a trust root or client identity that doesn't
+    /// load); every task of the manager fails with this before connecting anywhere.
+    case invalidTLSConfiguration(reason: String)
 
     /// Maps an engine failure onto the matching case; `url` is the request's URL.
     public init(_ error: EngineError, url: URL? = nil) {
@@ -193,6 +196,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
             return "Could not read the certificate file \(path): \(reason)"
         case .invalidCertificateFile(let path, let reason):
             return "The file \(path) does not hold a valid certificate: \(reason)"
+        case .invalidTLSConfiguration(let reason):
+            return "Invalid TLS configuration: \(reason)"
         }
     }
 

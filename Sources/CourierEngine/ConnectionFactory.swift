@@ -29,7 +29,9 @@ struct ConnectionFactory: Sendable {
         configuration.minimumTLSVersion = tls.minimumTLSVersion
         configuration.applicationProtocols = ["http/1.1"]
         // Parsed once; trusted alone, or beside the system store.
-        let extra = try tls.additionalTrustRootsDER.map { try NIOSSLCertificate(bytes: $0, format: .der) }
+        let extra = try tls.additionalTrustRootsDER.enumerated().map { index, der in
+            try load("additional trust root #\(index + 1) is not a DER certificate") { try NIOSSLCertificate(bytes: der, format: .der) }
+        }
         switch (tls.trustsSystemRoots, extra.isEmpty) {
         case (true, true):
             configuration.trustRoots = .default
@@ -44,12 +46,32 @@ struct ConnectionFactory: Sendable {
             configuration.certificateVerification = .noHostnameVerification
         }
         if let identity = tls.clientIdentity {
-            configuration.certificateChain = try identity.certificateChainDER.map {
-                .certificate(try NIOSSLCertificate(bytes: $0, format: .der))
+            configuration.certificateChain = try identity.certificateChainDER.enumerated().map { index, der in
+                .certificate(
+                    try load("client identity certificate #\(index + 1) is not a DER certificate") {
+                        try NIOSSLCertificate(bytes: der, format: .der)
+                    })
             }
-            configuration.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyDER, format: .der))
+            let key = try load("the client identity's private key is not a PKCS#8 or SEC1 DER key") {
+                try NIOSSLPrivateKey(bytes: identity.privateKeyDER, format: .der)
+            }
+            configuration.privateKey = .privateKey(key)
         }
         return configuration
+    }
+
+    /// Runs `parse`, naming what failed to load when it throws.
+    private static func load<T>(_ what: String, _ parse: () throws -> T) throws -> T {
+        do {
+            return try parse()
+        } catch {
+            throw TLSMaterialError(description: "\(what) (\(error))")
+        }
+    }
+
+    /// Which piece of TLS material failed to load, and why.
+    struct TLSMaterialError: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Opens a ready-to-use connection for `key`.

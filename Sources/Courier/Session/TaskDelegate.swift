@@ -169,13 +169,15 @@ final class TaskDelegate: Sendable {
 
     private func send(_ request: URLRequest) {
         let engineRequest: EngineRequest
+        let engine: HTTPEngine
         do {
             engineRequest = try core.engineRequest(for: request, body: body.withLock { $0 })
+            engine = try core.engine
         } catch {
             complete(withResponse: false, error: error, metrics: nil)
             return
         }
-        let engineTask = core.engine.execute(engineRequest) { [self] event in
+        let engineTask = engine.execute(engineRequest) { [self] event in
             self.handle(event)
         }
         let cancelNow = state.withLock { state in

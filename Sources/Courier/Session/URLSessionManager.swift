@@ -137,22 +137,38 @@ public class URLSessionManager: @unchecked Sendable {
         settings.withLock { update(&$0.hooks) }
     }
 
-    /// The engine, created on first use (and again after a reset).
+    /// The engine, created on first use (and again after a reset); each manager has its own.
+    /// Throws ``CourierError/invalidTLSConfiguration(reason:)`` when the configuration's TLS
+    /// material (a trust root, the client identity) doesn't load: the task fails with it and
+    /// nothing is sent, rather than going out without the verifier or identity.
     var engine: HTTPEngine {
-        registry.withLock { registry in
-            if let engine = registry.engine { return engine }
-            // The configuration was validated when it was made; a failure here means bad TLS
-            // material, which then surfaces on every request as a TLS error.
-            let verifier = SessionTrustVerifier(
-                tls: configuration.tls,
-                policy: { [weak self] in self?.securityPolicy ?? .default },
-                handler: { [weak self] in self?.settings.withLock { $0.serverTrustHandler } }
-            )
-            let engine = (try? HTTPEngine(configuration: configuration.engineConfiguration(verifier: verifier)))
-                ?? Self.fallbackEngine
-            registry.engine = engine
-            return engine
+        get throws(CourierError) {
+            try registry.withLock { registry throws(CourierError) -> HTTPEngine in
+                if let engine = registry.engine { return engine }
+                let verifier = SessionTrustVerifier(
+                    tls: configuration.tls,
+                    policy: { [weak self] in self?.securityPolicy ?? .default },
+                    handler: { [weak self] in self?.settings.withLock { $0.serverTrustHandler } }
+                )
+                let engine: HTTPEngine
+                do {
+                    engine = try HTTPEngine(configuration: configuration.engineConfiguration(verifier: verifier))
+                } catch {
+                    throw Self.configurationError(error)
+                }
+                registry.engine = engine
+                return engine
+            }
         }
+    }
+
+    /// The session error for an engine that could not be made from the configuration.
+    private static func configurationError(_ error: any Error) -> CourierError {
+        let prefix = "invalid TLS configuration: "
+        if case .tlsHandshakeFailed(let reason) = error as? EngineError {
+            return .invalidTLSConfiguration(reason: reason.hasPrefix(prefix) ? String(reason.dropFirst(prefix.count)) : reason)
+        }
+        return .invalidTLSConfiguration(reason: "\(error)")
     }
 
     /// Makes the next task use a new engine (a fresh connection pool); the old one shuts down
@@ -176,14 +192,6 @@ public class URLSessionManager: @unchecked Sendable {
             while task.state != .completed { try? await Task.sleep(for: .milliseconds(5)) }
         }
     }
-
-    private static let fallbackEngine: HTTPEngine = {
-        do {
-            return try HTTPEngine()
-        } catch {
-            preconditionFailure("the default engine configuration failed: \(error)")
-        }
-    }()
 
     // MARK: - Tasks
 
