@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Fuzzes one of Courier's parsers with libFuzzer for SECONDS seconds.
+#   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
+# TARGET: response json query-string multipart set-cookie www-authenticate certificate
+#         resume-data base-url   (or "all": each target for SECONDS seconds)
+# Builds Fuzz/ (its own package and scratch path) with --sanitize=fuzzer --sanitize=address,
+# keeps a growing corpus in Fuzz/Corpus/TARGET (seeds are committed; new entries are not) and
+# writes any crashing input to Fuzz/Crashes/TARGET/. Exit status: libFuzzer's (0: no crash).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ $# -lt 2 ]; then
+    sed -n '2,8p' "$0" >&2
+    exit 2
+fi
+target=$1
+seconds=$2
+shift 2
+
+scratch=Fuzz/.build
+swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address \
+    --product courier-fuzz 2>&1 | grep -E "error|warning: |Build complete" | grep -v "/.build/checkouts/" || true
+binary="$scratch/debug/courier-fuzz"
+[ -x "$binary" ] || { echo "the fuzzer did not build" >&2; exit 1; }
+
+run_one() {
+    local name=$1
+    mkdir -p "Fuzz/Corpus/$name" "Fuzz/Crashes/$name" "Fuzz/.work/$name"
+    echo "== $name: ${seconds}s"
+    # New corpus entries go to Fuzz/.work (ignored); the committed seeds are read too.
+    COURIER_FUZZ_TARGET=$name "$binary" \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+        -artifact_prefix="Fuzz/Crashes/$name/" "$@" \
+        "Fuzz/.work/$name" "Fuzz/Corpus/$name"
+}
+
+if [ "$target" = all ]; then
+    for name in response json query-string multipart set-cookie www-authenticate certificate resume-data base-url; do
+        run_one "$name" "$@"
+    done
+else
+    run_one "$target" "$@"
+fi
