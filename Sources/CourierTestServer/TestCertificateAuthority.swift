@@ -202,6 +202,31 @@ public struct TestCertificateAuthority: Sendable {
     }
 }
 
+extension TestCertificateAuthority {
+    /// A copy of this authority whose ``serverChain(_:)`` for `kind` is `chain`, so a
+    /// ``TestServer`` configured with it presents an arbitrary (for example hostile) chain;
+    /// every other chain, the root and the intermediate stay this authority's.
+    ///
+    /// - Parameters:
+    ///   - chain: The certificates and key to present (see `HostileCertificates`).
+    ///   - kind: The chain kind it replaces.
+    /// - Returns: The modified copy.
+    public func presenting(_ chain: ServerChain, as kind: ServerChainKind) -> TestCertificateAuthority {
+        func pick(_ candidate: ServerChainKind) -> ServerChain { candidate == kind ? chain : serverChain(candidate) }
+        return TestCertificateAuthority(
+            generatedAt: generatedAt,
+            rootCertificateDER: rootCertificateDER,
+            intermediateCertificateDER: intermediateCertificateDER,
+            clientIdentity: clientIdentity,
+            valid: pick(.valid),
+            wrongHost: pick(.wrongHost),
+            expired: pick(.expired),
+            notYetValid: pick(.notYetValid),
+            selfSigned: pick(.selfSigned)
+        )
+    }
+}
+
 /// Which certificate chain a TLS test server presents.
 ///
 /// Validity periods are relative to the `now` given to ``TestCertificateAuthority/generate(now:)``.

@@ -150,6 +150,19 @@ struct SecurityPolicyTests {
         #expect(evaluation == .rejected(reason: "the server sent no certificate"))
     }
 
+    /// AFN step 2 with a nil domain: `validatesDomainName` still selects `SecPolicyCreateSSL(true, nil)`,
+    /// which checks the TLS-server extended key usage without a name; only the basic X.509 policy
+    /// (`validatesDomainName` false) skips it. The client certificate's EKU is `clientAuth` only.
+    @Test func sslPolicyWithoutADomainStillChecksServerUsage() async throws {
+        var policy = trustingTestRoot()
+        let client = try authority.clientIdentity.certificatesDER.map { try Courier.Certificate(derEncoded: Data($0)) }
+        let evaluation = await policy.evaluation(serverChain: client, forDomain: nil, at: now)
+        #expect(evaluation.rejectionReason?.hasPrefix("certificate is not for TLS servers") == true, "\(evaluation)")
+        policy.validatesDomainName = false
+        #expect(await policy.evaluation(serverChain: client, forDomain: nil, at: now) == .trusted)
+        #expect(await policy.evaluation(serverChain: client, forDomain: "localhost", at: now) == .trusted)
+    }
+
     // MARK: - Step 1 and allowInvalidCertificates
 
     @Test func step1AllowInvalidWithDomainValidationNeedsPinning() async throws {

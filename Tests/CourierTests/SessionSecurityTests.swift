@@ -133,6 +133,76 @@ struct SessionSecurityTests {
         }
         #expect(error?.description.contains("needs an https base URL") == true, "\(String(describing: error))")
     }
+
+    // MARK: - Hostile chains over real TLS
+
+    /// A manager trusting the test CA and `others` next to the system store.
+    static func trusting(_ others: [[UInt8]]) throws -> URLSessionManager {
+        var configuration = SessionConfiguration()
+        configuration.tls.additionalTrustRootsDER = [try authority.rootCertificateDER] + others
+        return URLSessionManager(configuration: configuration)
+    }
+
+    /// Runs `body` against a TLS server presenting `chain` (as its `.valid` chain).
+    static func withServer(presenting chain: ServerChain, _ body: (TestServer) async throws -> Void) async throws {
+        let presenting = try authority.presenting(chain, as: .valid)
+        try await TestServer.withRunning(.init(tls: .valid, certificateAuthority: presenting), body)
+    }
+
+    /// An attacker with a valid certificate for the host from another trusted CA appends the
+    /// victim's genuine leaf: the public-key pin on that leaf must not match it.
+    @Test func publicKeyPinRejectsAnAttackerChainCarryingTheVictimsCertificate() async throws {
+        let attacker = try TestCertificateAuthority.generate()
+        let victimChain = try Self.authority.serverChain(.valid).certificatesDER
+        let hostile = HostileCertificates.appending(victimChain, to: attacker.serverChain(.valid))
+        let manager = try Self.trusting([attacker.rootCertificateDER])
+        try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [try Self.certificate(victimChain[0])]))
+        try await Self.withServer(presenting: hostile) { server in
+            let result = await Self.get(manager, server)
+            #expect(Self.rejectionReason(result) == "no public key in the chain matches a pinned key", "\(result)")
+        }
+        // The genuine server still passes with the same manager and pin.
+        try await TestServer.withRunning(.init(tls: .valid)) { server in
+            let status = try await Self.status(manager, server)
+            #expect(status == 200)
+        }
+    }
+
+    /// With `allowInvalidCertificates`, a self-signed leaf followed by the victim's chain: only
+    /// certificates linked to the leaf by signature count, so the pin doesn't match.
+    @Test func allowInvalidPublicKeyPinRejectsASelfSignedLeafCarryingTheVictimsChain() async throws {
+        let attacker = try TestCertificateAuthority.generate()
+        let victimChain = try Self.authority.serverChain(.valid).certificatesDER
+        let hostile = HostileCertificates.appending(victimChain, to: attacker.serverChain(.selfSigned))
+        let manager = URLSessionManager()
+        for pinned in victimChain {
+            var policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [try Self.certificate(pinned)])
+            policy.allowInvalidCertificates = true
+            try manager.setSecurityPolicy(policy)
+            try await Self.withServer(presenting: hostile) { server in
+                let result = await Self.get(manager, server)
+                #expect(Self.rejectionReason(result) == "no public key in the chain matches a pinned key", "\(result)")
+            }
+        }
+    }
+
+    /// A server whose chain runs through an X.509 version 1 intermediate (no basic constraints)
+    /// is refused, as curl refuses it, unless the policy opts in to legacy issuers.
+    @Test func version1IntermediateIsRefusedOverTLSUnlessLegacyIssuersAreAllowed() async throws {
+        let legacy = try HostileCertificates.hierarchy(version1: .intermediate)
+        let manager = try Self.trusting([legacy.rootCertificateDER])
+        try await Self.withServer(presenting: legacy.serverChain) { server in
+            let reason = Self.rejectionReason(await Self.get(manager, server))
+            #expect(reason?.hasPrefix("certificate chain is invalid: ") == true, "\(reason ?? "no rejection")")
+            #expect(reason?.contains("X.509 version 1") == true, "\(reason ?? "no rejection")")
+
+            var policy = SecurityPolicy.default
+            policy.allowsLegacyV1Issuers = true
+            try manager.setSecurityPolicy(policy)
+            let status = try await Self.status(manager, server)
+            #expect(status == 200)
+        }
+    }
 }
 
 /// The README's pinning, resume and progress examples, against the test server.

@@ -17,27 +17,47 @@ enum ChainValidationResult: Sendable {
 /// the other certificates the server sent to one of `anchors`, and check it.
 ///
 /// The checks, in order (the first failure names the rejection): validity dates of every
-/// certificate at `time`; RFC 5280 path rules (basic constraints, name constraints, version); and,
-/// with a host, the leaf's names (RFC 6125, IP literals against IP addresses) and its extended key
-/// usage (`serverAuth`). Without a host this is AFN's basic X.509 policy: no name and no
+/// certificate at `time`; RFC 5280 path rules (every issuer below the anchor an X.509 version 3
+/// CA, then swift-certificates' basic constraints, name constraints and version rules); and, for
+/// a TLS server (``ServerCheck/tlsServer(host:)``, SecPolicyCreateSSL), the leaf's extended key
+/// usage (`serverAuth`) and, with a host, its names (RFC 6125, IP literals against IP
+/// addresses). ``ServerCheck/basicX509`` is AFN's basic X.509 policy: no name and no
 /// extended-key-usage check.
+///
+/// Issuers: swift-certificates' `RFC5280Policy` lets an X.509 version 1 certificate issue
+/// certificates ("basic constraints don't apply"), which RFC 5280 6.1.4 (k) allows only after an
+/// out-of-band check and curl/OpenSSL refuse for intermediates. So every certificate between the
+/// leaf and the anchor must be version 3 with basic constraints `cA` true, unless
+/// `allowsLegacyV1Issuers`. The anchor itself (a trusted root or a certificate pin the caller
+/// configured) is trusted as given (RFC 5280 6.1.1 d), version 1 included; a version 3 anchor
+/// that issues must still say it is a CA (swift-certificates' rule, kept).
 ///
 /// A certificate that is itself an anchor (a pinned or trusted leaf, even self-signed and not a
 /// CA) validates as a chain of one: swift-certificates' `RFC5280Policy` would refuse a non-CA
 /// anchor, so such a chain gets the date and name checks only.
 enum ChainValidation {
+    /// Which SecTrust policy the chain is checked under (AFN step 2).
+    enum ServerCheck: Sendable, Hashable {
+        /// `SecPolicyCreateBasicX509()`: the chain only.
+        case basicX509
+        /// `SecPolicyCreateSSL(true, host)`: the chain, the leaf's `serverAuth` usage and, when
+        /// `host` is not nil, its names.
+        case tlsServer(host: String?)
+    }
+
     static func validate(
         _ chain: [Certificate],
         anchors: CertificateStore,
-        host: String?,
+        check: ServerCheck,
+        allowsLegacyV1Issuers: Bool,
         at time: Date
     ) async -> ChainValidationResult {
         guard let leaf = chain.first else { return .invalid(reason: nil) }
         let intermediates = CertificateStore(chain.dropFirst().map(\.x509))
         var verifier = Verifier(rootCertificates: anchors) {
             ValidityPeriodPolicy(validationTime: time)
-            ChainStructurePolicy(validationTime: time)
-            if let host {
+            ChainStructurePolicy(validationTime: time, allowsLegacyV1Issuers: allowsLegacyV1Issuers)
+            if case .tlsServer(let host) = check {
                 ServerNamePolicy(host: host)
             }
         }
@@ -76,13 +96,20 @@ struct ValidityPeriodPolicy: VerifierPolicy {
 
 /// RFC 5280 path rules for chains of two or more; a single certificate is its own anchor.
 ///
-/// Declares extended key usage handled: ``ServerNamePolicy`` enforces it when a host is checked,
-/// and AFN's basic X.509 policy (no host) ignores it.
+/// Every certificate strictly between the leaf and the anchor must be an X.509 version 3
+/// certificate (swift-certificates treats version 1 as a CA; see ``ChainValidation``) unless
+/// `allowsLegacyV1Issuers`; then swift-certificates' `RFC5280Policy` checks basic constraints
+/// (`cA` true, path length), name constraints and versions.
+///
+/// Declares extended key usage handled: ``ServerNamePolicy`` enforces it for TLS servers, and
+/// AFN's basic X.509 policy ignores it.
 struct ChainStructurePolicy: VerifierPolicy {
     private var rfc5280: RFC5280Policy
+    private let allowsLegacyV1Issuers: Bool
 
-    init(validationTime: Date) {
+    init(validationTime: Date, allowsLegacyV1Issuers: Bool) {
         rfc5280 = RFC5280Policy(fixedExpiryValidationTime: validationTime)
+        self.allowsLegacyV1Issuers = allowsLegacyV1Issuers
     }
 
     var verifyingCriticalExtensions: [ASN1ObjectIdentifier] {
@@ -93,6 +120,17 @@ struct ChainStructurePolicy: VerifierPolicy {
         // A chain of one is a leaf found in the anchor store itself: the caller trusts that exact
         // certificate, so CA rules don't apply (dates and names are other policies' business).
         if chain.count == 1 { return .meetsPolicy }
+        if !allowsLegacyV1Issuers {
+            // The issuers the server supplied: after the leaf, before the anchor.
+            for issuer in chain.dropFirst().dropLast() where issuer.version < .v3 {
+                let subject = issuer.subject.description
+                let version = issuer.version == .v1 ? "1" : "2"
+                return .failsToMeetPolicy(
+                    reason:
+                        "certificate chain is invalid: \(subject) is an X.509 version \(version) certificate, which has no basic constraints and can't act as a CA (RFC 5280 6.1.4); set allowsLegacyV1Issuers on the SecurityPolicy to accept it"
+                )
+            }
+        }
         switch rfc5280.chainMeetsPolicyRequirements(chain: chain) {
         case .meetsPolicy:
             return .meetsPolicy
@@ -103,14 +141,18 @@ struct ChainStructurePolicy: VerifierPolicy {
     }
 }
 
-/// The leaf must name the host (RFC 6125; IP literals against IP addresses) and, if it restricts
-/// its extended key usage, allow TLS server authentication.
+/// The leaf must, if it restricts its extended key usage, allow TLS server authentication and,
+/// with a host, name it (RFC 6125; IP literals against IP addresses).
 struct ServerNamePolicy: VerifierPolicy {
-    let host: String
-    private var identity: ServerIdentityPolicy
+    let host: String?
+    private var identity: ServerIdentityPolicy?
 
-    init(host: String) {
+    init(host: String?) {
         self.host = host
+        guard let host else {
+            identity = nil
+            return
+        }
         var bare = Substring(host)
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = bare.dropFirst().dropLast() }
         let name = String(bare)
@@ -119,7 +161,7 @@ struct ServerNamePolicy: VerifierPolicy {
     }
 
     var verifyingCriticalExtensions: [ASN1ObjectIdentifier] {
-        identity.verifyingCriticalExtensions + [.X509ExtensionID.extendedKeyUsage]
+        (identity?.verifyingCriticalExtensions ?? []) + [.X509ExtensionID.extendedKeyUsage]
     }
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
@@ -135,11 +177,12 @@ struct ServerNamePolicy: VerifierPolicy {
             let text = "\(error)"
             return .failsToMeetPolicy(reason: "certificate has an unreadable extended key usage: \(text)")
         }
+        guard var identity, let host else { return .meetsPolicy }
+        defer { self.identity = identity }
         switch identity.chainMeetsPolicyRequirements(chain: chain) {
         case .meetsPolicy:
             return .meetsPolicy
         case .failsToMeetPolicy(let reason):
-            let host = self.host
             let names = Self.names(of: leaf)
             let detail = names.isEmpty ? reason.description : "its names: \(names.joined(separator: ", "))"
             return .failsToMeetPolicy(

@@ -9,8 +9,10 @@ import X509
 /// 1. A domain, ``allowInvalidCertificates`` and ``validatesDomainName`` together, without
 ///    pinning (mode ``SSLPinningMode/none`` or no pinned certificate): rejected, with AFN's
 ///    message ``domainValidationRequiresPinningMessage``.
-/// 2. The chain is validated against ``trustedRootCertificates`` (nil: the system store), with
-///    the host name checked when ``validatesDomainName`` is true and a domain is given.
+/// 2. The chain is validated against ``trustedRootCertificates`` (nil: the system store). With
+///    ``validatesDomainName`` (AFN's `SecPolicyCreateSSL(true, domain)`) the leaf must also allow
+///    TLS server use (extended key usage) and, when a domain is given, name it; without it
+///    (`SecPolicyCreateBasicX509()`) only the chain is checked.
 /// 3. Mode ``SSLPinningMode/none``: trusted when the chain is valid, or always with
 ///    ``allowInvalidCertificates``.
 /// 4. A pinning mode without ``allowInvalidCertificates`` needs a valid chain first.
@@ -18,11 +20,21 @@ import X509
 ///    certificates as anchors (a pinned leaf, intermediate, root or self-signed certificate),
 ///    so an expired certificate or a wrong host still fails, even with
 ///    ``allowInvalidCertificates``; then some certificate of that chain must equal a pinned one.
-///    ``SSLPinningMode/publicKey``: some certificate of the chain as sent, or of the chain
-///    validated in step 2 (which reaches the root the server does not send), must carry the public
-///    key (SubjectPublicKeyInfo) of a pinned certificate. There is no second chain check: with
-///    ``allowInvalidCertificates`` any chain containing a pinned key passes (AFN's documented
-///    behaviour).
+///    ``SSLPinningMode/publicKey``: some certificate of the chain validated in step 2, leaf to
+///    trust anchor (so a root the server does not send counts), must carry the public key
+///    (SubjectPublicKeyInfo) of a pinned certificate. Certificates the server sent that are not
+///    on that path never match: an attacker with a valid certificate for the host from any
+///    trusted CA can't pass by appending the victim's genuine certificate. With
+///    ``allowInvalidCertificates`` and no valid chain, the path is the one the sent
+///    certificates form from the leaf by issuer name **and** signature (what SecTrust's chain
+///    holds); there is no second chain check, so a self-signed, expired or wrong-host chain whose
+///    path carries a pinned key passes (AFN's documented behaviour).
+///
+/// Issuers: every certificate between the leaf and the trust anchor must be an X.509 version 3
+/// CA (basic constraints `cA` true), as RFC 5280 requires and curl enforces; version 1
+/// certificates, which can't say whether they are CAs, are refused as issuers unless
+/// ``allowsLegacyV1Issuers``. Anchors (``trustedRootCertificates``, the system store, pinned
+/// certificates in certificate mode) are trusted as given, version 1 roots included.
 ///
 /// The policy is a value and does no I/O; ``evaluation(serverChain:forDomain:at:)`` is async only
 /// because swift-certificates' chain building is.
@@ -44,6 +56,16 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// The anchors chains must lead to. Nil (the default): the system trust store,
     /// `/etc/ssl/certs/ca-certificates.crt` on Debian (AFN's "system trust").
     public var trustedRootCertificates: [Certificate]?
+
+    /// Whether an X.509 version 1 (or 2) certificate may act as an intermediate CA. Default false.
+    ///
+    /// Such certificates have no extensions, so nothing says they are CAs: RFC 5280 (6.1.4 k)
+    /// allows them as issuers only after an out-of-band check, and curl (OpenSSL) refuses them.
+    /// By default a chain through one is rejected with `certificate chain is invalid: … X.509
+    /// version 1 …`. Set this to true only for a legacy private PKI you know. It does not affect
+    /// trust anchors: a version 1 root in ``trustedRootCertificates`` or the system store, or a
+    /// pinned version 1 certificate in certificate mode, is trusted as given either way.
+    public var allowsLegacyV1Issuers: Bool = false
 
     /// AFN's log message for step 1.
     public static let domainValidationRequiresPinningMessage =
@@ -115,12 +137,18 @@ public struct SecurityPolicy: Sendable, Hashable {
 
         // Step 2: SecPolicyCreateSSL(true, domain) or SecPolicyCreateBasicX509(). Skipped when
         // nothing would read it (certificate pinning that allows invalid chains).
-        let host = validatesDomainName ? domain : nil
+        let check: ChainValidation.ServerCheck = validatesDomainName ? .tlsServer(host: domain) : .basicX509
         let systemCheck: ChainValidationResult
         if allowInvalidCertificates, pinningMode == .certificate {
             systemCheck = .invalid(reason: "not evaluated")
         } else {
-            systemCheck = await ChainValidation.validate(serverChain, anchors: trustRoots, host: host, at: time)
+            systemCheck = await ChainValidation.validate(
+                serverChain,
+                anchors: trustRoots,
+                check: check,
+                allowsLegacyV1Issuers: allowsLegacyV1Issuers,
+                at: time
+            )
         }
         let chainError: String?
         switch systemCheck {
@@ -142,12 +170,16 @@ public struct SecurityPolicy: Sendable, Hashable {
         case .none:
             return .trusted  // handled by step 3
         case .certificate:
-            return await certificatePinEvaluation(serverChain, host: host, at: time)
+            return await certificatePinEvaluation(serverChain, check: check, at: time)
         case .publicKey:
-            var candidates = serverChain.map(\.publicKeyDER)
+            // Only the path to the anchor; never any other certificate the server sent.
+            let candidates: [[UInt8]]
             if case .valid(let validated) = systemCheck {
-                // The root a server doesn't send only shows up in the validated chain.
-                candidates += validated.compactMap { try? Certificate.subjectPublicKeyInfoDER(of: $0) }
+                // Includes the root a server doesn't send.
+                candidates = validated.compactMap { try? Certificate.subjectPublicKeyInfoDER(of: $0) }
+            } else {
+                // Only with allowInvalidCertificates (step 4).
+                candidates = PresentedChainLinkage.linkedChain(serverChain).map(\.publicKeyDER)
             }
             let pinnedKeys = Set(pinnedCertificates.map(\.publicKeyDER))
             if candidates.contains(where: pinnedKeys.contains) { return .trusted }
@@ -166,7 +198,11 @@ public struct SecurityPolicy: Sendable, Hashable {
     }
 
     /// Step 5, certificate mode: the pinned certificates are the only anchors.
-    private func certificatePinEvaluation(_ serverChain: [Certificate], host: String?, at time: Date) async
+    private func certificatePinEvaluation(
+        _ serverChain: [Certificate],
+        check: ChainValidation.ServerCheck,
+        at time: Date
+    ) async
         -> ServerTrustEvaluation
     {
         let noMatch = "no certificate in the chain matches a pinned certificate"
@@ -174,7 +210,14 @@ public struct SecurityPolicy: Sendable, Hashable {
             return .rejected(reason: "\(noMatch) (no certificate is pinned)")
         }
         let anchors = CertificateStore(pinnedCertificates.map(\.x509))
-        switch await ChainValidation.validate(serverChain, anchors: anchors, host: host, at: time) {
+        let validation = await ChainValidation.validate(
+            serverChain,
+            anchors: anchors,
+            check: check,
+            allowsLegacyV1Issuers: allowsLegacyV1Issuers,
+            at: time
+        )
+        switch validation {
         case .invalid(let reason):
             return .rejected(reason: reason ?? noMatch)
         case .valid(let validated):
