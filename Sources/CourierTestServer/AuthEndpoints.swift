@@ -26,9 +26,14 @@ enum AuthEndpoints {
     }
 
     /// `/digest-auth/{qop}/{user}/{password}[/{algorithm}]`: 401 with a Digest challenge until
-    /// the client answers it correctly, then `{"authenticated": true, "user": ...}`.
-    /// `qop` is `auth` or `auth-int` (anything else offers both); `algorithm` is `MD5`
-    /// (default), `SHA-256` or `SHA-512`.
+    /// the client answers it correctly, then `{"authenticated": true, "user": ...}` with the
+    /// answer's `nc` in an `X-Digest-Nc` header. `qop` is `auth` or `auth-int` (anything else
+    /// offers both); `algorithm` is `MD5` (default), `SHA-256` or `SHA-512`. Not httpbin:
+    /// - `?stale_nonce=true`: the first challenge carries an expired nonce, so a right answer
+    ///   to it gets a fresh challenge with `stale=TRUE`;
+    /// - `?offer=basic,md5,sha-256`: decoy challenges before the real one (a Basic, and Digest
+    ///   challenges with those algorithms that the server will not accept), each in its own
+    ///   `WWW-Authenticate` field, or all in one field with `&layout=inline`.
     static func digest(
         _ request: ServerRequest,
         digest: DigestAuthentication,
@@ -40,7 +45,8 @@ enum AuthEndpoints {
         let protection = DigestAuthentication.QualityOfProtection(rawValue: qop)
         let algorithm = DigestAuthentication.Algorithm(pathComponent: algorithm)
         var verdict = DigestAuthentication.Verdict.rejected
-        if let authorization = request.headers.first(name: "authorization") {
+        let authorization = request.headers.first(name: "authorization")
+        if let authorization {
             verdict = digest.verify(
                 authorization: authorization,
                 method: request.method.rawValue,
@@ -53,10 +59,33 @@ enum AuthEndpoints {
             )
         }
         if verdict == .authenticated {
-            return .json(["authenticated": true, "user": .string(user)])
+            var headers: HTTPHeaders = [:]
+            if let nc = authorization.flatMap(DigestAuthentication.nonceCount(ofDigestCredentials:)) {
+                headers.add(name: "X-Digest-Nc", value: nc)
+            }
+            return .json(["authenticated": true, "user": .string(user)], headers: headers)
         }
-        let challenge = digest.challenge(qop: protection, algorithm: algorithm, stale: verdict == .stale)
-        return .empty(.unauthorized, headers: ["WWW-Authenticate": challenge, "Content-Type": "text/html; charset=utf-8"])
+        let expired = authorization == nil && request.queryValue("stale_nonce")?.lowercased() == "true"
+        let now = expired ? Date().addingTimeInterval(-2 * DigestAuthentication.nonceLifetime) : Date()
+        var challenges: [String] = []
+        for decoy in (request.queryValue("offer") ?? "").split(separator: ",") {
+            switch decoy.lowercased() {
+            case "basic": challenges.append("Basic realm=\"\(DigestAuthentication.realm)\", charset=\"UTF-8\"")
+            default:
+                let decoyAlgorithm = DigestAuthentication.Algorithm(pathComponent: String(decoy))
+                if decoyAlgorithm != algorithm {
+                    challenges.append(digest.challenge(qop: protection, algorithm: decoyAlgorithm, now: now))
+                }
+            }
+        }
+        challenges.append(digest.challenge(qop: protection, algorithm: algorithm, stale: verdict == .stale, now: now))
+        var headers: HTTPHeaders = ["Content-Type": "text/html; charset=utf-8"]
+        if request.queryValue("layout") == "inline" {
+            headers.add(name: "WWW-Authenticate", value: challenges.joined(separator: ", "))
+        } else {
+            for challenge in challenges { headers.add(name: "WWW-Authenticate", value: challenge) }
+        }
+        return .empty(.unauthorized, headers: headers)
     }
 
     /// The user and password of an `Authorization: Basic` header.

@@ -1,12 +1,15 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// HTTP Digest access authentication (RFC 7616) as `/digest-auth/...` performs it: the
 /// challenge, and the full check of a client's `Authorization: Digest ...` answer.
 ///
 /// Nonces are stateless: a timestamp and an HMAC of it under a per-server secret, so that any
 /// nonce this server issued in the last five minutes verifies without bookkeeping, and an
-/// older one is answered with `stale=true`.
+/// older one is answered with `stale=true`. The one piece of state is the set of `nc` values
+/// each nonce was already answered with: a repeated `(nonce, nc)` pair is a replay and is
+/// rejected (RFC 7616 §3.4; any unused count is accepted, so concurrent clients may interleave).
 struct DigestAuthentication: Sendable {
     /// The hash algorithms offered (RFC 7616 §6.1), and their `-sess` variants.
     enum Algorithm: String, Sendable, CaseIterable {
@@ -48,6 +51,8 @@ struct DigestAuthentication: Sendable {
     private let secret: SymmetricKey
     /// The `opaque` value this server hands out and expects back.
     let opaque: String
+    /// The `nc` values already accepted, per nonce.
+    private let usedCounts = NonceCountLedger()
 
     init() {
         self.secret = SymmetricKey(size: .bits256)
@@ -146,10 +151,17 @@ struct DigestAuthentication: Sendable {
         guard Self.constantTimeEqual(expected, response) else { return .rejected }
 
         switch self.nonceAge(nonce, now: now) {
-        case .some(let age) where age <= Self.nonceLifetime: return .authenticated
+        case .some(let age) where age <= Self.nonceLifetime:
+            if let nc, !self.usedCounts.use(nonce: nonce, count: nc.lowercased()) { return .rejected }
+            return .authenticated
         case .some: return .stale
         case nil: return .rejected
         }
+    }
+
+    /// The `nc` parameter of an accepted `Authorization` header (for the `X-Digest-Nc` reply header).
+    static func nonceCount(ofDigestCredentials value: String) -> String? {
+        parameters(ofDigestCredentials: value)?["nc"]
     }
 
     // MARK: - Nonces
@@ -227,6 +239,30 @@ struct DigestAuthentication: Sendable {
         var difference: UInt8 = 0
         for index in left.indices { difference |= left[index] ^ right[index] }
         return difference == 0
+    }
+}
+
+/// The `nc` values each nonce was answered with (bounded: the oldest nonces are forgotten).
+final class NonceCountLedger: Sendable {
+    private struct Entries {
+        var counts: [String: Set<String>] = [:]
+        var order: [String] = []
+    }
+
+    private static let maximumNonces = 4096
+    private let entries = Mutex(Entries())
+
+    /// Records `count` for `nonce`; false when that pair was already used (a replay).
+    func use(nonce: String, count: String) -> Bool {
+        entries.withLock { entries in
+            if entries.counts[nonce] == nil {
+                entries.order.append(nonce)
+                if entries.order.count > Self.maximumNonces {
+                    entries.counts[entries.order.removeFirst()] = nil
+                }
+            }
+            return entries.counts[nonce, default: []].insert(count).inserted
+        }
     }
 }
 

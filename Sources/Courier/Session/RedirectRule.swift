@@ -8,8 +8,10 @@ public import FoundationNetworking
 /// - 301, 302 and 303 turn any method but GET and HEAD into GET without a body (303 turns
 ///   HEAD into HEAD too);
 /// - 307 and 308 keep the method and the body;
-/// - `Authorization` and `Cookie` are dropped when the redirect leaves the origin (scheme,
-///   host, port).
+/// - the credentials set on the request, ``crossOriginSensitiveHeaders`` (`Authorization`,
+///   `Proxy-Authorization`, `Cookie`), are dropped when the redirect leaves the origin
+///   (scheme, host, port); the engine's own proxy credentials are not request headers and
+///   are unaffected.
 public enum RedirectRule {
     /// Status codes that are redirects the session follows.
     public static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
@@ -37,11 +39,15 @@ public enum RedirectRule {
             break
         }
         if !sameOrigin(base, target) {
-            redirected.setValue(nil, forHTTPHeaderField: "Authorization")
-            redirected.setValue(nil, forHTTPHeaderField: "Cookie")
+            for header in crossOriginSensitiveHeaders {
+                redirected.setValue(nil, forHTTPHeaderField: header)
+            }
         }
         return redirected
     }
+
+    /// The headers a redirect to another origin drops: they carry credentials.
+    public static let crossOriginSensitiveHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
     /// Whether two URLs share scheme, host and port.
     public static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {

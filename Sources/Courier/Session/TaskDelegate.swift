@@ -33,7 +33,7 @@ final class TaskDelegate: Sendable {
         var data = Data()
         var continuation: Continuation = .deliver
         var redirects = 0
-        var authenticationAttempts = 0
+        var authentication = AuthenticationAttempts()
         var lastStatus: Int?
         var download: DownloadSink?
         var cancelRequested = false
@@ -115,7 +115,7 @@ final class TaskDelegate: Sendable {
         switch step {
         case .start(let request):
             core.taskDidResume(task)
-            send(request)
+            send(authorizedAheadOfTime(request))
         case .unpause(let engineTask):
             core.taskDidResume(task)
             engineTask?.resume()
@@ -424,7 +424,7 @@ final class TaskDelegate: Sendable {
             snapshot.currentRequest = next
             snapshot.countOfBytesReceived = 0
         }
-        send(next)
+        send(authorizedAheadOfTime(next))
     }
 
     /// Makes sure the body can be sent again: bytes and files replay; a stream comes from the
@@ -445,38 +445,99 @@ final class TaskDelegate: Sendable {
 
     // MARK: - Authentication
 
+    /// The retry answering a 401, or nil to deliver it: every challenge of every
+    /// `WWW-Authenticate` field is read, the strongest one Courier supports is offered to the
+    /// challenge block, and the default handling answers with the session credential only in
+    /// its scope and schemes (see ``AuthenticationAttempts`` and ``URLSessionManager/credential``).
     private func authenticationRetry(for request: URLRequest, response: HTTPURLResponse, head: HTTPResponseHead) -> URLRequest? {
-        guard let header = head.headers.first(name: "www-authenticate"),
-            let parsed = AuthenticationHeader.parse(header)
-        else { return nil }
-        let attempts = state.withLock { $0.authenticationAttempts }
+        let challenges = AuthenticationHeader.challenges(in: head.headers["www-authenticate"])
+        let attempts = state.withLock { $0.authentication }
+        guard !attempts.exhausted, let offered = ChallengeSelection.strongest(challenges) else { return nil }
+        if let (stale, answer) = attempts.staleRetry(challenges, url: request.url) {
+            return answered(request, challenge: stale, answer: answer, isStaleRetry: true)
+        }
         let challenge = AuthenticationChallenge(
-            scheme: parsed.scheme,
-            realm: parsed.parameters["realm"],
-            parameters: parsed.parameters,
-            previousFailureCount: attempts,
+            scheme: offered.scheme,
+            realm: offered.parameters["realm"],
+            parameters: offered.parameters,
+            previousFailureCount: attempts.failures,
             failureResponse: response
         )
         let disposition = core.hooks.taskDidReceiveChallenge?(task, challenge) ?? .performDefaultHandling
         let credential: URLCredential?
+        let chosen: AuthenticationHeader.Challenge?
+        let isSessionCredential: Bool
         switch disposition {
-        case .useCredential(let given): credential = given
-        case .performDefaultHandling: credential = attempts == 0 ? core.credential : nil
-        case .rejectProtectionSpace: credential = nil
+        case .useCredential(let given):
+            (credential, chosen, isSessionCredential) = (given, offered, false)
+        case .performDefaultHandling:
+            let allowed = ChallengeSelection.strongest(challenges, allowed: core.credentialSchemes)
+            let applies = attempts.sessionCredentialApplies(
+                originalURL: task.originalRequest?.url, url: request.url, realm: allowed?.parameters["realm"])
+            (credential, chosen, isSessionCredential) = applies ? (core.credential, allowed, true) : (nil, nil, true)
+        case .rejectProtectionSpace:
+            return nil
         case .cancel:
             state.withLock { $0.cancelRequested = true }
             return nil
         }
-        guard let credential, let user = credential.user, let password = credential.password,
-            let authorization = AuthenticationHeader.authorization(
-                for: parsed, user: user, password: password,
-                method: request.httpMethod ?? "GET", uri: Self.requestTarget(of: request.url)
-            )
+        guard let credential, let chosen, let user = credential.user, let password = credential.password,
+            let origin = CredentialScope.Origin(request.url)
         else { return nil }
-        state.withLock { $0.authenticationAttempts += 1 }
+        let answer = AuthenticationAttempts.Answer(
+            scope: CredentialScope(origin: origin, realm: chosen.parameters["realm"]),
+            isDigest: chosen.scheme.lowercased() == "digest", user: user, password: password,
+            isSessionCredential: isSessionCredential)
+        return answered(request, challenge: chosen, answer: answer, isStaleRetry: false)
+    }
+
+    /// `request` with the `Authorization` answering `challenge` with `answer`'s credential
+    /// (recorded in the task's attempts), or nil when it can't be answered.
+    private func answered(
+        _ request: URLRequest, challenge: AuthenticationHeader.Challenge, answer: AuthenticationAttempts.Answer,
+        isStaleRetry: Bool, aheadOfTime: Bool = false
+    ) -> URLRequest? {
+        let authorization: String?
+        if answer.isDigest {
+            guard let realm = challenge.parameters["realm"], let nonce = challenge.parameters["nonce"],
+                let count = core.digestAuthenticator.nextCount(origin: answer.scope.origin, realm: realm, nonce: nonce)
+            else { return nil }
+            authorization = AuthenticationHeader.digest(
+                challenge, user: answer.user, password: answer.password, method: request.httpMethod ?? "GET",
+                uri: Self.requestTarget(of: request.url), nonceCount: count, clientNonce: AuthenticationHeader.makeClientNonce())
+            if authorization != nil, answer.isSessionCredential {
+                core.digestAuthenticator.remember(challenge, for: answer.scope.origin)
+            }
+        } else {
+            authorization = AuthenticationHeader.basic(user: answer.user, password: answer.password)
+        }
+        guard let authorization else { return nil }
+        state.withLock { $0.authentication.record(answer, stale: isStaleRetry, aheadOfTime: aheadOfTime) }
         var retry = request
         retry.setValue(authorization, forHTTPHeaderField: "Authorization")
         return retry
+    }
+
+    /// `request` answering ahead of time the Digest challenge the session credential last
+    /// answered at its origin, so the nonce is reused with the next `nc`: only for a request
+    /// without an `Authorization` of its own, to the origin of the task's original request,
+    /// with Digest among the credential's schemes.
+    private func authorizedAheadOfTime(_ request: URLRequest) -> URLRequest {
+        guard request.value(forHTTPHeaderField: "Authorization") == nil,
+            let origin = CredentialScope.Origin(request.url), origin == CredentialScope.Origin(task.originalRequest?.url),
+            core.credentialSchemes.contains(.digest),
+            let challenge = core.digestAuthenticator.challenge(for: origin),
+            let credential = core.credential, let user = credential.user, let password = credential.password
+        else { return request }
+        let scope = CredentialScope(origin: origin, realm: challenge.parameters["realm"])
+        let applies = state.withLock {
+            $0.authentication.sessionCredentialApplies(
+                originalURL: task.originalRequest?.url, url: request.url, realm: scope.realm)
+        }
+        guard applies else { return request }
+        let answer = AuthenticationAttempts.Answer(
+            scope: scope, isDigest: true, user: user, password: password, isSessionCredential: true)
+        return answered(request, challenge: challenge, answer: answer, isStaleRetry: false, aheadOfTime: true) ?? request
     }
 
     private static func requestTarget(of url: URL?) -> String {

@@ -28,6 +28,7 @@ public class URLSessionManager: @unchecked Sendable {
         var completionQueue: DispatchQueue
         var completionGroup: DispatchGroup
         var credential: URLCredential?
+        var credentialSchemes = AuthenticationSchemes.all
         var securityPolicy = SecurityPolicy.default
         var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ServerTrustDisposition)?
         var hooks = SessionHooks()
@@ -46,6 +47,8 @@ public class URLSessionManager: @unchecked Sendable {
     /// Put in each task's ``SessionTask/taskDescription`` so that notifications can be filtered
     /// per manager (AFNetworking uses the manager's address; any unique tag serves).
     let managerTag = "courier.session-manager." + UUID().uuidString
+    /// Digest nonce counts and challenges answered by ``credential``, across tasks.
+    let digestAuthenticator = DigestAuthenticator()
     private let settings: Mutex<Settings>
     private let registry = Mutex(Registry())
     /// AFN's process-wide processing queue: serializers run here, never on an event loop.
@@ -86,10 +89,30 @@ public class URLSessionManager: @unchecked Sendable {
         set { settings.withLock { $0.completionGroup = newValue } }
     }
 
-    /// The credential answering Basic and Digest challenges by default (one attempt per task).
+    /// The credential answering Basic and Digest challenges by default (one attempt per task,
+    /// plus one retry when a Digest nonce was stale). Default nil.
+    ///
+    /// It belongs to the origin (scheme, host, port) of each task's original request, and to
+    /// the realm of the first challenge it answers there: a 401 from another origin (reached by
+    /// a redirect) or another realm is not answered with it, and is the task's result unless
+    /// the authentication challenge block answers it. The strongest scheme offered among
+    /// ``credentialSchemes`` is used (Digest SHA-256, then Digest MD5, then Basic). After a
+    /// Digest challenge with qop `auth` was answered, later requests to the same origin answer
+    /// it ahead of time, counting `nc` up per nonce. Setting it forgets that Digest state.
     public var credential: URLCredential? {
         get { settings.withLock { $0.credential } }
-        set { settings.withLock { $0.credential = newValue } }
+        set {
+            settings.withLock { $0.credential = newValue }
+            digestAuthenticator.reset()
+        }
+    }
+
+    /// The schemes ``credential`` may answer. Default ``AuthenticationSchemes/all``. Set
+    /// ``AuthenticationSchemes/digest`` to never send the password itself: a server offering
+    /// only Basic then gets no answer, and its 401 is the task's result.
+    public var credentialSchemes: AuthenticationSchemes {
+        get { settings.withLock { $0.credentialSchemes } }
+        set { settings.withLock { $0.credentialSchemes = newValue } }
     }
 
     /// How TLS servers are judged: AFNetworking's `securityPolicy`. Default
