@@ -243,6 +243,7 @@ struct RequestCommand: AsyncParsableCommand {
         manager.responseSerializer = serializer
         if let digestAuth {
             manager.credential = URLCredential(user: digestAuth.user, password: digestAuth.password, persistence: .forSession)
+            manager.credentialSchemes = .digest  // never downgraded to Basic
         }
         return manager
     }
@@ -259,7 +260,6 @@ struct RequestCommand: AsyncParsableCommand {
             if !body.isEmpty { out += printer.body(body) + Data("\n\n".utf8) }
         }
         if !out.isEmpty { FileHandle.standardOutput.write(out) }
-            manager.credentialSchemes = .digest  // never downgraded to Basic
     }
 
     /// The multipart body for `B`, when its parts can be read twice and it is small enough.
