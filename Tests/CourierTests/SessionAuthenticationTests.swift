@@ -141,6 +141,44 @@ struct SessionAuthenticationTests {
         }
     }
 
+    @Test("credentialSchemes = .digest: a server offering only Basic gets no answer; Digest is still answered")
+    func digestOnlyNeverDowngrades() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            manager.credential = URLCredential(user: "user", password: "pass", persistence: .forSession)
+            manager.credentialSchemes = .digest
+            let basic = await run(manager, request(server.sessionURL("/basic-auth/user/pass")))
+            #expect(basic?.response?.statusCode == 401)
+            let (digest, response) = try await manager.get("digest-auth/auth/user/pass/MD5?offer=basic")
+            #expect(response.statusCode == 200)
+            #expect((digest as? JSONValue)?["authenticated"] == true)
+        }
+    }
+
+    @Test("concurrent requests sharing a remembered nonce each send their own nc, and all succeed")
+    func concurrentNonceCounts() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.credential = URLCredential(user: "user", password: "pass", persistence: .forSession)
+            let url = server.sessionURL("/digest-auth/auth/user/pass/SHA-256")
+            let first = await run(manager, request(url))
+            #expect(first?.response?.statusCode == 200)
+            let counts = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let call = await run(manager, request(url))
+                        #expect(call?.response?.statusCode == 200)
+                        return call?.response?.value(forHTTPHeaderField: "X-Digest-Nc")
+                    }
+                }
+                var all: [String?] = []
+                for await count in group { all.append(count) }
+                return all
+            }
+            #expect(Set(counts.compactMap { $0 }).count == 8)
+        }
+    }
+
     @Test("a challenge block that always answers with a wrong credential ends with the 401, not a loop")
     func attemptsBounded() async throws {
         try await TestServer.withRunning { server in
