@@ -111,6 +111,10 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// The session's TLS settings can't be used (a trust root or client identity that doesn't
     /// load); every task of the manager fails with this before connecting anywhere.
     case invalidTLSConfiguration(reason: String)
+    /// A data or upload task's response body is larger than
+    /// ``SessionConfiguration/maximumResponseBodySize`` (`limit`): its `Content-Length` said so
+    /// (`contentLength`), or `received` bytes arrived. The transfer was cancelled.
+    case responseBodyTooLarge(url: URL?, limit: Int64, contentLength: Int64?, received: Int64)
 
     /// Maps an engine failure onto the matching case; `url` is the request's URL.
     public init(_ error: EngineError, url: URL? = nil) {
@@ -198,6 +202,10 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
             return "The file \(path) does not hold a valid certificate: \(reason)"
         case .invalidTLSConfiguration(let reason):
             return "Invalid TLS configuration: \(reason)"
+        case .responseBodyTooLarge(let url, let limit, let contentLength, let received):
+            let size = contentLength.map { "is \($0) bytes (Content-Length)" } ?? "grew past it (\(received) bytes received)"
+            return "The response body of \(url?.absoluteString ?? "the request") is larger than the limit of \(limit) bytes "
+                + "(SessionConfiguration.maximumResponseBodySize): it \(size)"
         }
     }
 

@@ -37,6 +37,16 @@ public struct SessionConfiguration: Sendable {
     /// so that unrelated clients don't share cookies. On Linux, FoundationNetworking keeps a
     /// store's persistent cookies in a file under `~/.local/share/<program>/`.
     public var httpCookieStorage: HTTPCookieStorage?
+    /// The largest response body a data or upload task gathers in memory, in bytes, or nil for
+    /// no limit. Default ``defaultMaximumResponseBodySize`` (64 MiB). A response whose
+    /// `Content-Length` is larger fails as soon as its head arrives; a body without a length
+    /// fails once more bytes than this have arrived (after decompression). Either way the task
+    /// fails with ``CourierError/responseBodyTooLarge(url:limit:contentLength:received:)`` and
+    /// the transfer is cancelled, so no further bytes are read. Download tasks (which write to
+    /// a file) and ``URLSessionManager/bytes(for:)`` (which streams) are not limited.
+    public var maximumResponseBodySize: Int64? = Self.defaultMaximumResponseBodySize
+    /// The default of ``maximumResponseBodySize``: 64 MiB.
+    public static let defaultMaximumResponseBodySize: Int64 = 64 << 20
 
     /// The defaults described on each property.
     public init() {}

@@ -17,6 +17,8 @@ final class TaskDelegate: Sendable {
         case data
         case upload
         case download(destination: (@Sendable (URL, HTTPURLResponse) -> URL)?)
+        /// ``URLSessionManager/bytes(for:)``: the final head and the body go to the stream.
+        case stream(ResponseBodyStream)
     }
 
     /// What to do with the exchange in flight once it ends.
@@ -270,7 +272,24 @@ final class TaskDelegate: Sendable {
         }
         if state.withLock({ $0.isDownload }) {
             openDownloadFile(for: head, expectedLength: expectedLength)
+        } else if case .stream(let stream) = kind {
+            if let response = response() { stream.receive(response) }
+        } else if let limit = core.configuration.maximumResponseBodySize, expectedLength > limit {
+            failBodyTooLarge(limit: limit, contentLength: expectedLength, received: 0)
         }
+    }
+
+    /// Fails the task with ``CourierError/responseBodyTooLarge(url:limit:contentLength:received:)``
+    /// and cancels the exchange, so no further bytes are read.
+    private func failBodyTooLarge(limit: Int64, contentLength: Int64?, received: Int64) {
+        let error = CourierError.responseBodyTooLarge(
+            url: task.currentRequest?.url, limit: limit, contentLength: contentLength, received: received)
+        let engineTask = state.withLock { state in
+            if state.failure == nil { state.failure = error }
+            state.cancelRequested = true  // an exchange not handed over yet is cancelled by `send`
+            return state.engineTask
+        }
+        engineTask?.cancel()
     }
 
     /// AFN's did-become-download-task: the rest of the body goes to a file, and a new
@@ -341,16 +360,22 @@ final class TaskDelegate: Sendable {
     }
 
     private func handleBody(_ buffer: ByteBuffer) {
-        let (continuation, sink, isDownload, engineTask) = state.withLock {
-            ($0.continuation, $0.download, $0.isDownload, $0.engineTask)
+        let (continuation, sink, isDownload, engineTask, failed) = state.withLock {
+            ($0.continuation, $0.download, $0.isDownload, $0.engineTask, $0.failure != nil)
         }
         guard case .deliver = continuation else { return }  // a redirect or 401 body: discarded
         if isDownload && sink == nil { return }  // a download already complete (416), or failing
+        if failed { return }  // e.g. over the body size limit: the exchange is being cancelled
         let received = task.snapshot.withLock { snapshot in
             snapshot.countOfBytesReceived += Int64(buffer.readableBytes)
             return snapshot.countOfBytesReceived
         }
-        if let sink {
+        if !isDownload, case .stream(let stream) = kind {
+            stream.append(buffer, backpressure: engineTask)
+        } else if !isDownload, let limit = core.configuration.maximumResponseBodySize, received > limit {
+            failBodyTooLarge(limit: limit, contentLength: nil, received: received)
+            return
+        } else if let sink {
             sink.write(buffer, backpressure: engineTask)
             if let downloadTask = task as? DownloadTask {
                 core.hooks.downloadTaskDidWriteData?(
@@ -388,7 +413,9 @@ final class TaskDelegate: Sendable {
         }
         switch continuation {
         case .deliver:
-            complete(withResponse: true, error: nil, metrics: metrics)
+            // A failure found here (a body over the size limit) wins even when the exchange
+            // managed to finish before its cancellation took effect.
+            complete(withResponse: true, error: state.withLock { $0.failure }, metrics: metrics)
         case .follow(let next):
             let count = state.withLock { state in
                 state.redirects += 1

@@ -1,0 +1,262 @@
+import CourierEngine
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+import NIOCore
+import Synchronization
+
+/// The body of a response from ``URLSessionManager/bytes(for:)``: an async sequence of `Data`
+/// chunks as they arrive, never gathered in memory.
+///
+/// Backpressure: when more than ``highWatermark`` bytes wait unread, the session stops reading
+/// from the socket (the server's sending pauses) until the consumer has taken all but
+/// ``lowWatermark`` of them. Memory stays bounded whatever the body's size.
+///
+/// Iterate once. The sequence ends when the body is complete and throws the task's error
+/// (a ``CourierError``) when the transfer fails. Cancelling the iterating Swift task, calling
+/// ``cancel()``, or dropping the iterator before the end cancels the request.
+public final class ResponseBodyStream: AsyncSequence, Sendable {
+    /// A chunk of the body, as received (after decompression).
+    public typealias Element = Data
+
+    /// Unread bytes above which the session stops reading from the socket: 1 MiB.
+    public static let highWatermark = 1 << 20
+    /// Unread bytes below which reading resumes: 256 KiB.
+    public static let lowWatermark = 256 << 10
+
+    private enum Head {
+        /// Nothing yet; the continuation of ``response()`` when it waits.
+        case waiting(CheckedContinuation<HTTPURLResponse, any Error>?)
+        /// Arrived before anyone waited.
+        case arrived(HTTPURLResponse)
+        /// The task failed before a head arrived, before anyone waited.
+        case failed(any Error)
+        /// Handed over.
+        case taken
+    }
+
+    private struct State {
+        var chunks: [Data] = []
+        var nextChunk = 0
+        var bufferedBytes = 0
+        /// The exchange whose reading was paused by backpressure.
+        var paused: EngineTask?
+        var end: Result<Void, any Error>?
+        var waiter: CheckedContinuation<Data?, any Error>?
+        var head: Head = .waiting(nil)
+        var task: SessionTask?
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// The task that runs the request (its progress, metrics and state).
+    public var task: SessionTask? { state.withLock { $0.task } }
+
+    /// Cancels the request; the sequence then throws ``CourierError/cancelled(url:)``.
+    public func cancel() {
+        state.withLock { $0.task }?.cancel()
+    }
+
+    func attach(_ task: SessionTask) {
+        state.withLock { $0.task = task }
+    }
+
+    // MARK: - Producer side (the task delegate, on the event loop)
+
+    /// The final response head arrived (not a redirect or a challenge that is answered).
+    func receive(_ response: HTTPURLResponse) {
+        let waiter: CheckedContinuation<HTTPURLResponse, any Error>? = state.withLock { state in
+            guard case .waiting(let waiter) = state.head else { return nil }
+            state.head = waiter == nil ? .arrived(response) : .taken
+            return waiter
+        }
+        waiter?.resume(returning: response)
+    }
+
+    /// A chunk of the body; pauses reading through `engineTask` when too much waits unread.
+    func append(_ buffer: ByteBuffer, backpressure engineTask: EngineTask?) {
+        let chunk = Data(buffer.readableBytesView)
+        let (waiter, pause): (CheckedContinuation<Data?, any Error>?, EngineTask?) = state.withLock { state in
+            guard state.end == nil else { return (nil, nil) }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter, nil)
+            }
+            state.chunks.append(chunk)
+            state.bufferedBytes += chunk.count
+            if state.paused == nil, state.bufferedBytes > Self.highWatermark, let engineTask {
+                state.paused = engineTask
+                return (nil, engineTask)
+            }
+            return (nil, nil)
+        }
+        waiter?.resume(returning: chunk)
+        pause?.setReadingPaused(true)
+    }
+
+    /// The task completed: `error` nil when the whole body arrived.
+    func finish(error: (any Error)?, url: URL?) {
+        let headError = error ?? CourierError.connectionLost(url: url, reason: "the task ended without a response")
+        let (head, waiter): (CheckedContinuation<HTTPURLResponse, any Error>?, CheckedContinuation<Data?, any Error>?) =
+            state.withLock { state in
+                guard state.end == nil else { return (nil, nil) }
+                state.end = error.map { .failure($0) } ?? .success(())
+                state.task = nil
+                var head: CheckedContinuation<HTTPURLResponse, any Error>?
+                if case .waiting(let waiting) = state.head {
+                    head = waiting
+                    state.head = waiting == nil ? .failed(headError) : .taken
+                }
+                defer { state.waiter = nil }
+                return (head, state.waiter)
+            }
+        head?.resume(throwing: headError)
+        if let error {
+            waiter?.resume(throwing: error)
+        } else {
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    // MARK: - Consumer side
+
+    /// Waits for the response head; throws the task's error when it fails first.
+    func response() async throws -> HTTPURLResponse {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
+                let ready: Result<HTTPURLResponse, any Error>? = state.withLock { state in
+                    switch state.head {
+                    case .waiting:
+                        state.head = .waiting(continuation)
+                        return nil
+                    case .arrived(let response):
+                        state.head = .taken
+                        return .success(response)
+                    case .failed(let error):
+                        state.head = .taken
+                        return .failure(error)
+                    case .taken:
+                        return .failure(CourierError.cancelled(url: nil))
+                    }
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                enum Outcome {
+                    case chunk(Data, resume: EngineTask?)
+                    case end(Result<Void, any Error>)
+                    case wait
+                }
+                let outcome: Outcome = state.withLock { state in
+                    if state.nextChunk < state.chunks.count {
+                        let chunk = state.chunks[state.nextChunk]
+                        state.nextChunk += 1
+                        if state.nextChunk == state.chunks.count {
+                            state.chunks.removeAll(keepingCapacity: true)
+                            state.nextChunk = 0
+                        }
+                        state.bufferedBytes -= chunk.count
+                        if let paused = state.paused, state.bufferedBytes < Self.lowWatermark {
+                            state.paused = nil
+                            return .chunk(chunk, resume: paused)
+                        }
+                        return .chunk(chunk, resume: nil)
+                    }
+                    if let end = state.end { return .end(end) }
+                    state.waiter = continuation
+                    return .wait
+                }
+                switch outcome {
+                case .chunk(let chunk, let resume):
+                    resume?.setReadingPaused(false)
+                    continuation.resume(returning: chunk)
+                case .end(.success):
+                    continuation.resume(returning: nil)
+                case .end(.failure(let error)):
+                    continuation.resume(throwing: error)
+                case .wait:
+                    break
+                }
+            }
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    /// Cancels the request when the body was abandoned before its end.
+    fileprivate func abandon() {
+        let running = state.withLock { $0.end == nil ? $0.task : nil }
+        running?.cancel()
+    }
+
+    /// Cancels the request if it is dropped before the body's end.
+    fileprivate final class Consumer: Sendable {
+        let stream: ResponseBodyStream
+        init(_ stream: ResponseBodyStream) { self.stream = stream }
+        deinit { stream.abandon() }
+    }
+
+    /// Iterates the chunks. Dropping it before the end cancels the request.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let consumer: Consumer
+
+        /// The next chunk, or nil at the end of the body.
+        /// - Throws: the task's error (a ``CourierError``), e.g. when the connection breaks.
+        public mutating func next() async throws -> Data? {
+            try await consumer.stream.next()
+        }
+    }
+
+    /// Makes the iterator (iterate once).
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(consumer: Consumer(self))
+    }
+}
+
+/// The serializer of a streaming task: the body goes to the stream, so there is nothing to
+/// parse or validate (the caller sees the status code).
+struct StreamedBodySerializer: ResponseSerializer {
+    func responseObject(for response: HTTPURLResponse?, data: Data?) throws -> Data? { nil }
+}
+
+extension URLSessionManager {
+    /// Runs `request` as a data task and returns as soon as the final response head arrives
+    /// (after redirects and authentication, as for any task); the body then streams through
+    /// the returned ``ResponseBodyStream`` with backpressure, never gathered in memory, so
+    /// ``SessionConfiguration/maximumResponseBodySize`` does not apply.
+    ///
+    /// The task is a ``DataTask`` in ``tasks`` like any other: cookies, the security policy,
+    /// hooks, event monitors and notifications apply. No response serializer runs: check the
+    /// status code yourself. Cancelling the calling Swift task (before the head) or the
+    /// iteration (after it) cancels the request.
+    ///
+    /// ```swift
+    /// let (response, body) = try await manager.bytes(for: URLRequest(url: url))
+    /// for try await chunk in body { FileHandle.standardOutput.write(chunk) }
+    /// ```
+    /// - Throws: the task's error (a ``CourierError``) when it fails before the head.
+    public func bytes(for request: URLRequest) async throws -> (HTTPURLResponse, ResponseBodyStream) {
+        let stream = ResponseBodyStream()
+        let queue = processingQueue
+        let setup = TaskSetup(
+            completion: { _, _, error in stream.finish(error: error, url: request.url) },
+            serializer: StreamedBodySerializer(),
+            finisher: { work in queue.async(execute: work) })
+        let task = register(
+            { DataTask(taskIdentifier: $0, request: request) }, kind: .stream(stream), body: Self.body(of: request), setup: setup)
+        stream.attach(task)
+        task.resume()
+        if Task.isCancelled { task.cancel() }
+        return (try await stream.response(), stream)
+    }
+}
