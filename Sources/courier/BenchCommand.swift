@@ -38,10 +38,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: [.customShort("d"), .customLong("data")], help: ArgumentHelp("A request body, sent as is.", valueName: "body"))
     var body: String?
 
-    @Option(help: ArgumentHelp("Run for this many seconds instead of a number of requests.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Run for this many seconds instead of a number of requests (at most 10⁹).", valueName: "seconds"))
     var duration: Double?
 
-    @Option(help: ArgumentHelp("Per-request idle and connect timeout, in seconds.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Per-request idle and connect timeout, in seconds (at most 10⁹).", valueName: "seconds"))
     var timeout: Double = 30
 
     @Option(help: ArgumentHelp(
@@ -59,16 +63,15 @@ struct BenchCommand: AsyncParsableCommand {
         guard concurrency >= 1 else {
             throw ValidationError("-c must be at least 1 (got \(concurrency)).")
         }
-        if let duration {
-            guard duration > 0, duration.isFinite else {
-                throw ValidationError("--duration must be a positive number of seconds (got \(duration)).")
-            }
-            guard requests == nil else {
-                throw ValidationError("Give either -n or --duration, not both.")
-            }
+        do {
+            // nan, zero and negative are refused; huge values (inf too) are clamped in run().
+            if let duration { _ = try SecondsOption.checked(duration, option: "--duration") }
+            _ = try SecondsOption.checked(timeout, option: "--timeout")
+        } catch {
+            throw ValidationError(error.description)
         }
-        guard timeout > 0, timeout.isFinite else {
-            throw ValidationError("--timeout must be a positive number of seconds (got \(timeout)).")
+        if duration != nil, requests != nil {
+            throw ValidationError("Give either -n or --duration, not both.")
         }
         guard !method.isEmpty, method.allSatisfy({ $0.isLetter || $0 == "-" }) else {
             throw ValidationError("'\(method)' is not an HTTP method.")
@@ -86,15 +89,17 @@ struct BenchCommand: AsyncParsableCommand {
             request.addValue(value, forHTTPHeaderField: name)
         }
         if let body { request.httpBody = Data(body.utf8) }
-        let limit: BenchRunner.Limit = duration.map { .duration(.milliseconds(Int64($0 * 1000))) } ?? .requests(requests ?? 200)
+        let seconds = try duration.map { try SecondsOption.checked($0, option: "--duration") }
+        let limit: BenchRunner.Limit = seconds.map { .duration(SecondsOption.duration($0)) } ?? .requests(requests ?? 200)
         if !json {
-            let budget = duration.map { String(format: "for %.1f s", $0) } ?? "\(requests ?? 200) requests"
+            let budget = seconds.map { String(format: "for %.1f s", $0) } ?? "\(requests ?? 200) requests"
             print("courier bench \(request.httpMethod ?? "GET") \(url): \(budget), \(concurrency) in flight")
             fflush(nil)
         }
         let trustRoots = try cacert.map(Self.loadTrustRoots) ?? []
         let runner = BenchRunner(
-            request: request, limit: limit, concurrency: concurrency, timeout: timeout, additionalTrustRootsDER: trustRoots)
+            request: request, limit: limit, concurrency: concurrency,
+            timeout: try SecondsOption.checked(timeout, option: "--timeout"), additionalTrustRootsDER: trustRoots)
         let (tally, elapsed) = await runner.run()
         let report = BenchReport(url: url, method: request.httpMethod ?? "GET", concurrency: concurrency, tally: tally, elapsed: elapsed)
         print(json ? try report.json() : report.text, terminator: "")

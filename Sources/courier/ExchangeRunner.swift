@@ -18,7 +18,8 @@ struct Exchange: Sendable {
 /// Runs requests on a `URLSessionManager` (data, streamed multipart upload, download and
 /// resumed download tasks) and awaits their completion block.
 enum ExchangeRunner {
-    /// A data task, or a streamed upload task for a multipart request.
+    /// A data task, a streamed upload task for a multipart request, or a file upload task for
+    /// an `@file` body (streamed from disk by the engine, never read whole).
     static func send(_ prepared: PreparedRequest, with manager: URLSessionManager) async -> Exchange {
         var task: SessionTask?
         let result: Exchange = await withCheckedContinuation { continuation in
@@ -29,6 +30,8 @@ enum ExchangeRunner {
                 task = manager.uploadTask(
                     withStreamedRequest: multipart.urlRequest, body: multipart.makeRequestBody(),
                     completionHandler: completion)
+            } else if let file = prepared.bodyFile {
+                task = manager.uploadTask(with: prepared.urlRequest, fromFile: file.url, completionHandler: completion)
             } else {
                 task = manager.dataTask(with: prepared.urlRequest, completionHandler: completion)
             }

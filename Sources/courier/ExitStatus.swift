@@ -27,7 +27,7 @@ enum ExitStatus: Int32, CaseIterable {
 
     /// The text of `courier --help` and the README.
     static let documentation = """
-        Exit status: 0 success; 1 other error; 2 timed out, or invalid items/options; \
+        Exit status: 0 success; 1 other error; 2 timed out (--timeout, --max-time), or invalid items/options; \
         with --check-status 3 (3xx), 4 (4xx), 5 (5xx); 6 too many redirects; \
         7 could not connect (refused, unreachable, DNS); 8 TLS handshake or certificate rejected; \
         9 connection lost mid-exchange.
@@ -50,8 +50,9 @@ struct FailureReport: Error {
     var message: String
     var hint: String?
 
-    /// The report for an error from building or running a request.
-    init(_ error: any Error, url: URL?, timeout: Double?, maximumRedirects: Int) {
+    /// The report for an error from building or running a request; `timeout` and `maxTime`
+    /// are the `--timeout` and `--max-time` given, named when their limit was hit.
+    init(_ error: any Error, url: URL?, timeout: Double?, maxTime: Double? = nil, maximumRedirects: Int) {
         let host = url?.host ?? "the server"
         switch error {
         case let report as FailureReport:
@@ -62,10 +63,14 @@ struct FailureReport: Error {
             self.init(status: .timeoutOrUsage, message: error.description)
         case let error as RequestArguments.UsageError:
             self.init(status: .timeoutOrUsage, message: error.description)
+        case let error as SecondsOption.InvalidValue:
+            self.init(status: .timeoutOrUsage, message: error.description)
         case let error as CourierError:
-            self.init(error, host: host, timeout: timeout, maximumRedirects: maximumRedirects)
+            self.init(error, host: host, timeout: timeout, maxTime: maxTime, maximumRedirects: maximumRedirects)
         case let error as EngineError:
-            self.init(CourierError(error, url: url), host: host, timeout: timeout, maximumRedirects: maximumRedirects)
+            self.init(
+                CourierError(error, url: url), host: host, timeout: timeout, maxTime: maxTime,
+                maximumRedirects: maximumRedirects)
         default:
             self.init(status: .error, message: String(describing: error))
         }
@@ -77,8 +82,14 @@ struct FailureReport: Error {
         self.hint = hint
     }
 
-    private init(_ error: CourierError, host: String, timeout: Double?, maximumRedirects: Int) {
+    private init(_ error: CourierError, host: String, timeout: Double?, maxTime: Double?, maximumRedirects: Int) {
         switch error {
+        case .timedOut(let url, let reason) where reason.contains(EngineError.TimeoutKind.deadline.rawValue):
+            let limit = maxTime.map { " (--max-time \(Self.seconds($0)))" } ?? ""
+            self.init(
+                status: .timeoutOrUsage,
+                message: "request timed out\(limit): the whole exchange took too long for \(url?.absoluteString ?? host)",
+                hint: "The transfer did not finish in time; try a larger --max-time.")
         case .timedOut(let url, let reason):
             let limit = timeout.map { " (--timeout \(Self.seconds($0)))" } ?? ""
             self.init(
@@ -103,7 +114,7 @@ struct FailureReport: Error {
                 hint: "Use --verify PATH to trust a CA, or --verify no to skip checks.")
         case .cannotConnect(_, let reason) where reason.contains("TLS"):
             self.init(
-                status: .tlsFailure, message: "TLS connection to \(host) failed: \(reason)",
+                status: .tlsFailure, message: "TLS connection to \(host) failed: \(MessageSanitizer.tlsReason(reason))",
                 hint: "Check that the server speaks TLS here, or use --verify PATH / --verify no.")
         case .cannotConnect(let url, let reason):
             self.init(
@@ -112,7 +123,7 @@ struct FailureReport: Error {
                 hint: "Is the server running, and are the host name and port right?")
         case .engine(.tlsHandshakeFailed(let reason)):
             self.init(
-                status: .tlsFailure, message: "TLS handshake with \(host) failed: \(reason)",
+                status: .tlsFailure, message: "TLS handshake with \(host) failed: \(MessageSanitizer.tlsReason(reason))",
                 hint: "Check that the server speaks TLS here, or use --verify PATH / --verify no.")
         case .engine(.dnsFailure(let dnsHost, let reason)), .engine(.cannotConnect(let dnsHost, _, let reason)):
             self.init(
@@ -124,14 +135,18 @@ struct FailureReport: Error {
                 message: "the connection to \(host) was lost before the response was complete: \(reason)")
         case .requestSerializationFailed(let reason):
             self.init(status: .timeoutOrUsage, message: "cannot build the request: \(reason)")
+        case .engine(.invalidURL(let text)):
+            self.init(status: .timeoutOrUsage, message: "invalid URL: \(text)")
         default:
             self.init(status: .error, message: error.description)
         }
     }
 
-    /// The lines for stderr.
+    /// The lines for stderr: URL passwords dropped, library source locations removed, and
+    /// control characters escaped so the message stays on its line.
     var text: String {
-        "courier: error: \(message)\n" + (hint.map { "\($0)\n" } ?? "")
+        let clean = { MessageSanitizer.escapingControlCharacters(MessageSanitizer.clean($0)) }
+        return "courier: error: \(clean(message))\n" + (hint.map { "\(clean($0))\n" } ?? "")
     }
 
     /// The engine's trust messages end with `Reason: <why>`; the why is what the user needs.

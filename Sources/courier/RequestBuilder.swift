@@ -11,11 +11,13 @@ enum BodyMode: Equatable {
     case multipart
 }
 
-/// A request ready to run: a plain `URLRequest` (body in `httpBody`), or a multipart request
-/// whose body is streamed from its form.
+/// A request ready to run: a plain `URLRequest` (body in `httpBody`), a multipart request
+/// whose body is streamed from its form, or a request whose body is streamed from a file.
 struct PreparedRequest {
     var urlRequest: URLRequest
     var multipart: MultipartRequest?
+    /// `@file`: the file the body is streamed from (never read into memory), and its length.
+    var bodyFile: (url: URL, length: Int64)?
 }
 
 /// A request that can't be built from the command line; `courier` exits with status 2.
@@ -52,7 +54,9 @@ struct RequestBuilder {
         }
         var prepared: PreparedRequest
         if let path = bodyFiles.first {
-            prepared = PreparedRequest(urlRequest: try bodyFileRequest(method: method, url: url, path: path), multipart: nil)
+            let file = try Self.regularFile(path)
+            prepared = PreparedRequest(
+                urlRequest: try bodyFileRequest(method: method, url: url, path: path), multipart: nil, bodyFile: file)
         } else if hasFiles || mode == .multipart {
             prepared = try multipartRequest(method: method, url: url)
         } else if mode == .form {
@@ -60,7 +64,7 @@ struct RequestBuilder {
         } else {
             prepared = PreparedRequest(urlRequest: try jsonRequest(method: method, url: url, fields: fields), multipart: nil)
         }
-        applyHeaders(to: &prepared.urlRequest)
+        try applyHeaders(to: &prepared.urlRequest)
         return prepared
     }
 
@@ -78,6 +82,10 @@ struct RequestBuilder {
         }
         guard let url = URL(string: text), url.host != nil else {
             throw RequestBuildError(description: "invalid URL: \(arguments.url)")
+        }
+        // An impossible port (`:99999`, `:0`) is a bad URL like any other, not a failed connection.
+        if let port = URLComponents(url: url, resolvingAgainstBaseURL: false)?.port, !(1...65535).contains(port) {
+            throw RequestBuildError(description: "invalid URL: \(arguments.url): the port must be 1 to 65535")
         }
         return url
     }
@@ -148,13 +156,12 @@ struct RequestBuilder {
         return PreparedRequest(urlRequest: multipart.urlRequest, multipart: multipart)
     }
 
+    /// The request for an `@file` body; the body itself is streamed from the file when sent.
     private func bodyFileRequest(method: String, url: URL, path: String) throws -> URLRequest {
-        let data = try Self.contents(ofFile: path)
         let accept = mode == .json && jsonExplicit ? Self.jsonAccept : "*/*"
         let serializer = HTTPRequestSerializer()
         configure(serializer, accept: accept, fieldsInBody: false)
         var request = try serializer.request(method: method, urlString: url.absoluteString, parameters: nil)
-        request.httpBody = data
         let contentType: String
         switch mode {
         case .form: contentType = "application/x-www-form-urlencoded"
@@ -181,7 +188,10 @@ struct RequestBuilder {
 
     // MARK: - Headers
 
-    private func applyHeaders(to request: inout URLRequest) {
+    private func applyHeaders(to request: inout URLRequest) throws {
+        if let bearerToken, RequestItem.containsControlCharacter(bearerToken) {
+            throw RequestBuildError(description: "--bearer: a token can't hold CR, LF or other control characters")
+        }
         if let bearerToken { request.setValue("Bearer \(bearerToken)", forHTTPHeaderField: "Authorization") }
         var seen: Set<String> = []
         for item in arguments.items {
@@ -230,6 +240,26 @@ struct RequestBuilder {
         } catch {
             throw RequestBuildError(description: "cannot read the file \(path): no such readable file")
         }
+    }
+
+    /// The `@file` body: a readable regular file (not a directory or device) and its length,
+    /// checked before anything is sent.
+    static func regularFile(_ path: String) throws -> (url: URL, length: Int64) {
+        let url = URL(fileURLWithPath: path)
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        } catch {
+            throw RequestBuildError(description: "cannot read the file \(path): no such readable file")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw RequestBuildError(description: "cannot send \(path) as the body: not a regular file")
+        }
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw RequestBuildError(description: "cannot read the file \(path): permission denied")
+        }
+        let length = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        return (url, length)
     }
 
     static func text(ofFile path: String) throws -> String {

@@ -55,8 +55,15 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Send 'Authorization: Bearer TOKEN'.", valueName: "token"))
     var bearer: String?
 
-    @Option(help: ArgumentHelp("Fail when no byte moves for this many seconds.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Fail when no byte moves for this many seconds (more than 10⁹: no limit).", valueName: "seconds"))
     var timeout: Double?
+
+    @Option(
+        name: .customLong("max-time"), parsing: .unconditional,
+        help: ArgumentHelp("Fail when the whole exchange takes longer than this many seconds.", valueName: "seconds"))
+    var maxTime: Double?
 
     @Flag(name: [.customShort("F"), .long], help: "Follow redirects (off by default, as in HTTPie).")
     var follow = false
@@ -112,8 +119,13 @@ struct RequestCommand: AsyncParsableCommand {
             url = prepared.urlRequest.url
             let manager = try makeManager(digestAuth: authType == "digest" ? credentials : nil)
             if download {
+                var request = prepared.urlRequest
+                if let file = prepared.bodyFile {
+                    // A download task takes its body from the request: read the file (only here).
+                    request.httpBody = try RequestBuilder.contents(ofFile: file.url.path)
+                }
                 let status = try await DownloadFlow(
-                    manager: manager, request: prepared.urlRequest, output: output, resume: resume,
+                    manager: manager, request: request, output: output, resume: resume,
                     printHeaders: verbose || printLetters.map { $0.contains("h") } ?? true
                 ).run()
                 guard status == .success else { throw ExitCode(status.rawValue) }
@@ -129,7 +141,8 @@ struct RequestCommand: AsyncParsableCommand {
             if outputOptions.responseHeaders { out += Data(printer.responseHead(response).utf8) }
             if outputOptions.responseBody, let body = exchange.body { out += printer.body(body) }
             if verbose, let metrics = exchange.metrics {
-                let lines = ["", "Timings (\(response.url?.absoluteString ?? "")):"] + MetricsWaterfall.lines(for: metrics)
+                let shown = MessageSanitizer.withoutPasswords(response.url?.absoluteString ?? "")
+                let lines = ["", "Timings (\(shown)):"] + MetricsWaterfall.lines(for: metrics)
                 out += Data((lines.joined(separator: "\n") + "\n").utf8)
             }
             FileHandle.standardOutput.write(out)
@@ -142,7 +155,7 @@ struct RequestCommand: AsyncParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            let report = FailureReport(error, url: url, timeout: timeout, maximumRedirects: maxRedirects)
+            let report = FailureReport(error, url: url, timeout: timeout, maxTime: maxTime, maximumRedirects: maxRedirects)
             FileHandle.standardError.write(Data(report.text.utf8))
             throw ExitCode(report.status.rawValue)
         }
@@ -180,7 +193,7 @@ struct RequestCommand: AsyncParsableCommand {
         builder.mode = multipart ? .multipart : form ? .form : .json
         builder.jsonExplicit = json
         builder.bearerToken = bearer
-        builder.timeout = timeout
+        builder.timeout = try timeout.map { try SecondsOption.checked($0, option: "--timeout") }
         builder.basicAuth = basicAuth
         if resume && (!download || output == nil) {
             throw RequestBuildError(description: "--continue needs --download and -o FILE (the partial file to resume)")
@@ -226,9 +239,12 @@ struct RequestCommand: AsyncParsableCommand {
     private func makeManager(digestAuth: (user: String, password: String)?) throws -> URLSessionManager {
         var configuration = SessionConfiguration()
         if let timeout {
-            guard timeout > 0 else { throw RequestBuildError(description: "--timeout must be more than 0 seconds") }
-            configuration.timeoutIntervalForRequest = timeout
-            configuration.connectTimeout = timeout
+            let seconds = try SecondsOption.checked(timeout, option: "--timeout")
+            configuration.timeoutIntervalForRequest = seconds
+            configuration.connectTimeout = seconds
+        }
+        if let maxTime {
+            configuration.timeoutIntervalForResource = try SecondsOption.checked(maxTime, option: "--max-time")
         }
         guard maxRedirects >= 0 else { throw RequestBuildError(description: "--max-redirects must be 0 or more") }
         configuration.maximumRedirects = follow ? maxRedirects : 0
@@ -250,16 +266,28 @@ struct RequestCommand: AsyncParsableCommand {
 
     private func printRequest(_ prepared: PreparedRequest, printer: ExchangePrinter) async throws {
         var out = Data()
-        let bodyLength = prepared.multipart?.formData?.contentLength ?? prepared.urlRequest.httpBody.map { Int64($0.count) }
+        let bodyLength =
+            prepared.multipart?.formData?.contentLength ?? prepared.bodyFile?.length
+            ?? prepared.urlRequest.httpBody.map { Int64($0.count) }
         if printer.options.requestHeaders { out += Data(printer.requestHead(prepared.urlRequest, bodyLength: bodyLength).utf8) }
         if printer.options.requestBody {
             var body = prepared.urlRequest.httpBody ?? Data()
             if let form = prepared.multipart?.formData {
                 body = try await Self.preview(of: form)
+            } else if let file = prepared.bodyFile {
+                body = try Self.preview(of: file)
             }
             if !body.isEmpty { out += printer.body(body) + Data("\n\n".utf8) }
         }
         if !out.isEmpty { FileHandle.standardOutput.write(out) }
+    }
+
+    /// The `@file` body for `B` when it is small enough (1 MiB); a larger one is not read.
+    private static func preview(of file: (url: URL, length: Int64)) throws -> Data {
+        guard file.length <= 1 << 20 else {
+            return Data("(body of \(file.length) bytes from \(file.url.path), not shown)".utf8)
+        }
+        return try RequestBuilder.contents(ofFile: file.url.path)
     }
 
     /// The multipart body for `B`, when its parts can be read twice and it is small enough.

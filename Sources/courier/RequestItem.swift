@@ -30,7 +30,11 @@ enum RequestItem: Equatable, Sendable {
         /// What is wrong with it.
         var reason: String
 
-        var description: String { "invalid request item '\(item)': \(reason)" }
+        /// The item is shown with control characters escaped (`\r`, `\n`), so it can't break
+        /// the error line.
+        var description: String {
+            "invalid request item '\(MessageSanitizer.escapingControlCharacters(item))': \(reason)"
+        }
     }
 
     /// The separators, longest first so that `:=@` wins over `:=` and `:` at one position.
@@ -83,13 +87,40 @@ enum RequestItem: Equatable, Sendable {
         case "@":
             guard !value.isEmpty else { throw ParseError(item: argument, reason: "no file name after '@'") }
             return .fileField(name: name, path: value)
-        case ":": return .header(name: name, value: value.isEmpty ? nil : value)
+        case ":":
+            try checkHeader(name: name, value: value, argument: argument)
+            return .header(name: name, value: value.isEmpty ? nil : value)
         default:
             guard value.isEmpty else {
                 throw ParseError(item: argument, reason: "'Header;' sends an empty header and takes no value")
             }
+            try checkHeader(name: name, value: value, argument: argument)
             return .emptyHeader(name: name)
         }
+    }
+
+    /// A header name is an RFC 9110 token; a value holds no control character but tab (a CR or
+    /// LF would end the field and start another: header injection).
+    private static func checkHeader(name: String, value: String, argument: String) throws(ParseError) {
+        guard name.unicodeScalars.allSatisfy(isTokenCharacter) else {
+            throw ParseError(item: argument, reason: "the header name '\(name)' is not a valid HTTP field name")
+        }
+        guard !containsControlCharacter(value) else {
+            throw ParseError(item: argument, reason: "a header value can't hold CR, LF or other control characters")
+        }
+    }
+
+    /// RFC 9110 `tchar`.
+    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9": return true
+        default: return "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar)
+        }
+    }
+
+    /// Whether `text` holds a control character other than horizontal tab.
+    static func containsControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
     }
 
     private static func matches(_ separator: String, in characters: [Character], at index: Int) -> Bool {

@@ -11,7 +11,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Endpoints: /get /post /anything /status/{codes} /bytes/{n} /range/{n} /digest-auth/... \
             /fault/... (see Sources/CourierTestServer/README.md). With --tls, the server presents \
-            the chosen certificate chain and writes its root CA to a PEM file for curl --cacert.
+            the chosen certificate chain and writes its root CA to a PEM file for curl --cacert \
+            (in a temporary directory removed when the server stops on SIGINT or SIGTERM).
             """
     )
 
@@ -46,8 +47,12 @@ struct ServeCommand: AsyncParsableCommand {
         let kind = self.tls.flatMap(ServerChainKind.init(rawValue:))
         let server = try await TestServer.start(.init(host: self.host, port: self.port, tls: kind))
         print("Courier test server listening on \(server.baseURL.absoluteString)")
+        var temporaryDirectory: URL?
+        defer { if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) } }
         if kind != nil {
-            let path = try Self.writeCertificateAuthority(server.certificateAuthority.rootCertificatePEM)
+            let directory = try Self.makeTemporaryDirectory()
+            temporaryDirectory = directory
+            let path = try Self.writeCertificateAuthority(server.certificateAuthority.rootCertificatePEM, in: directory)
             print("Root CA certificate (PEM): \(path)  (curl --cacert \(path) \(server.baseURL.absoluteString)/get)")
         }
         fflush(nil)  // the URL must reach a pipe (scripts wait for it) before we block
@@ -56,11 +61,16 @@ struct ServeCommand: AsyncParsableCommand {
         try await server.shutdown()
     }
 
-    /// Writes the root CA to `<temp>/courier-serve-<pid>/root-ca.pem` and returns the path.
-    private static func writeCertificateAuthority(_ pem: String) throws -> String {
+    /// Creates `<temp>/courier-serve-<pid>/`, removed by `run()` when the server stops.
+    private static func makeTemporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-serve-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Writes the root CA to `<directory>/root-ca.pem` and returns the path.
+    private static func writeCertificateAuthority(_ pem: String, in directory: URL) throws -> String {
         let file = directory.appendingPathComponent("root-ca.pem")
         try Data(pem.utf8).write(to: file)
         return file.path

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import courier
+
+/// What `courier` prints is cleaned first: plain strings in, plain strings out.
+@Suite("MessageSanitizer")
+struct MessageSanitizerTests {
+    @Test("URL passwords are dropped, the user kept; URLs without one are untouched")
+    func passwords() {
+        #expect(MessageSanitizer.withoutPasswords("for http://alice:s3cret@host:8080/x?y=1 now")
+            == "for http://alice@host:8080/x?y=1 now")
+        #expect(MessageSanitizer.withoutPasswords("https://:pw@h/ and HTTP://u:p@ss@h2/") == "https://@h/ and HTTP://u@h2/")
+        #expect(MessageSanitizer.withoutPasswords("http://alice@host/ http://host:80/a:b@c") == "http://alice@host/ http://host:80/a:b@c")
+    }
+
+    @Test("source locations are removed; URLs that look like them are not")
+    func sourceLocations() {
+        #expect(MessageSanitizer.withoutSourceLocations(
+            "not DER (ASN1Error.truncatedASN1Field:  SwiftASN1/ASN1.swift:202)") == "not DER (ASN1Error.truncatedASN1Field)")
+        #expect(MessageSanitizer.withoutSourceLocations("X at /work/.build/checkouts/a/tls_record.cc:127]") == "X]")
+        #expect(MessageSanitizer.withoutSourceLocations("for http://example.cc:8080/a.c:1 and x.cc") == "for http://example.cc:8080/a.c:1 and x.cc")
+    }
+
+    @Test("BoringSSL stacks become their reasons in words; other TLS text is cleaned")
+    func tlsReasons() {
+        let stack = "sslError([Error: 268436496 error:10000410:SSL routines:OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE at "
+            + "/work/main/.build/checkouts/swift-nio-ssl/Sources/CNIOBoringSSL/ssl/tls_record.cc:491, Error: 268435610 "
+            + "error:1000009a:SSL routines:OPENSSL_internal:HANDSHAKE_FAILURE_ON_CLIENT_HELLO at /x/handshake.cc:591])"
+        #expect(MessageSanitizer.tlsReason(stack) == "sslv3 alert handshake failure; handshake failure on client hello")
+        #expect(MessageSanitizer.tlsReason("handshake timed out") == "handshake timed out")
+    }
+
+    @Test("control characters are shown as escapes")
+    func controlCharacters() {
+        #expect(MessageSanitizer.escapingControlCharacters("a\r\nb\tc\u{1B}[2J\u{7F}é") == #"a\r\nb\tc\u{1B}[2J\u{7F}é"#)
+    }
+}
