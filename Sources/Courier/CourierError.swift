@@ -115,6 +115,10 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// ``SessionConfiguration/maximumResponseBodySize`` (`limit`): its `Content-Length` said so
     /// (`contentLength`), or `received` bytes arrived. The transfer was cancelled.
     case responseBodyTooLarge(url: URL?, limit: Int64, contentLength: Int64?, received: Int64)
+    /// A resumed download's response can't continue its partial file without corrupting it: a
+    /// `206` with a malformed `Content-Range`, starting elsewhere than the requested offset, or
+    /// with another length than known. The partial file is left as it was.
+    case invalidResumeResponse(url: URL?, reason: String)
 
     /// Maps an engine failure onto the matching case; `url` is the request's URL.
     public init(_ error: EngineError, url: URL? = nil) {
@@ -206,6 +210,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
             let size = contentLength.map { "is \($0) bytes (Content-Length)" } ?? "grew past it (\(received) bytes received)"
             return "The response body of \(url?.absoluteString ?? "the request") is larger than the limit of \(limit) bytes "
                 + "(SessionConfiguration.maximumResponseBodySize): it \(size)"
+        case .invalidResumeResponse(let url, let reason):
+            return "Can't resume the download of \(url?.absoluteString ?? "the resource"): \(reason)"
         }
     }
 

@@ -4,6 +4,16 @@ import NIOHTTP1
 /// (RFC 9110 §14): `Accept-Ranges`, a strong `ETag` and a fixed `Last-Modified`; a single
 /// satisfiable `Range` gets 206 with `Content-Range`, an unsatisfiable one 416, and an
 /// `If-Range` that matches neither validator gets the whole resource with 200.
+///
+/// Query modes for resume tests (a hostile or changed server):
+/// - `etag=X`: the resource's ETag is `"X"` (another version of it).
+/// - `start_shift=K`: a 206 sends the range from K bytes after the requested first byte, with a
+///   `Content-Range` saying so (a range that does not start where it was asked).
+/// - `lie=open`: a 206 with `Content-Range: bytes <first>-*/*` and `Content-Length: 2^63-1`,
+///   then a few bytes and a stall.
+/// - `lie=total`: a 206 whose `Content-Range` states a complete length 1000 bytes larger.
+/// - `reset_after=K`: the head with the full `Content-Length`, K bytes of the body, then a
+///   connection reset (an interrupted download).
 enum RangeRequests {
     /// httpbin's limit.
     static let maximumSize = 100 * 1024
@@ -30,7 +40,7 @@ enum RangeRequests {
     /// The `/range/{n}` endpoint. Query: `chunk_size` (default 10240) and `duration` (seconds
     /// over which the body is paced, default 0).
     static func range(_ request: ServerRequest, size: String) -> ServerReply {
-        let etag = "\"range\(size)\""
+        let etag = request.queryValue("etag").map { "\"\($0)\"" } ?? "\"range\(size)\""
         guard let size = Int(size), size > 0, size <= maximumSize else {
             return .text(
                 "number of bytes must be in the range (0, \(maximumSize)]",
@@ -55,10 +65,24 @@ enum RangeRequests {
         case .whole:
             status = .ok
             range = ByteRange(first: 0, last: size - 1)
-        case .partial(let selected):
+        case .partial(var selected):
             status = .partialContent
+            if let shift = request.queryValue("start_shift").flatMap({ Int($0) }) {
+                selected.first = min(max(0, selected.first + shift), selected.last)
+            }
             range = selected
-            headers.add(name: "Content-Range", value: "bytes \(selected.first)-\(selected.last)/\(size)")
+            switch request.queryValue("lie") {
+            case "open":
+                return .raw([
+                    .write(Array(("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(selected.first)-*/*\r\n"
+                        + "Content-Length: \(Int64.max)\r\nETag: \(etag)\r\n\r\nabcdefgh").utf8)),
+                    .stall,
+                ])
+            case "total":
+                headers.add(name: "Content-Range", value: "bytes \(selected.first)-\(selected.last)/\(size + 1000)")
+            default:
+                headers.add(name: "Content-Range", value: "bytes \(selected.first)-\(selected.last)/\(size)")
+            }
         case .unsatisfiable:
             headers.remove(name: "Content-Type")
             headers.add(name: "Content-Range", value: "bytes */\(size)")
@@ -67,6 +91,11 @@ enum RangeRequests {
 
         let body = (range.first...range.last).map { UInt8(ascii: "a") + UInt8($0 % 26) }
         headers.add(name: "Content-Length", value: String(body.count))
+        if let cut = request.queryValue("reset_after").flatMap({ Int($0) }) {
+            var head = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            return .raw([.write(Array((head + "\r\n").utf8) + body.prefix(max(0, cut))), .wait(.milliseconds(50)), .reset])
+        }
         let chunkSize = max(1, request.queryValue("chunk_size").flatMap { Int($0) } ?? 10 * 1024)
         let duration = request.queryValue("duration").flatMap(Double.init).map { min(max($0, 0), 600) } ?? 0
         let chunks = DynamicDataEndpoints.chunked(body, size: chunkSize)

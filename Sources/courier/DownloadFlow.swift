@@ -6,8 +6,16 @@ import FoundationNetworking
 import Synchronization
 
 /// `--download`: the body goes to a file (named by `-o`, the `Content-Disposition` header or
-/// the URL), progress and the response head go to stderr; `--continue` resumes a partial file
-/// through `DownloadResumeData`.
+/// the URL), progress and the response head go to stderr.
+///
+/// With `-o FILE` the bytes are written to `FILE.part` as they arrive and renamed to `FILE` when
+/// the download is complete, so an interrupted download (a reset, a kill) leaves `FILE.part`;
+/// `--continue` resumes it with a `Range` request (without a validator it trusts that the
+/// resource has not changed, as `curl -C -` does), or resumes `FILE` itself when there is no
+/// `FILE.part`. Without `--continue` a stale `FILE.part` is started over. `FILE` must be a
+/// regular file or not exist: a directory, a symbolic link or a device is refused before
+/// anything is sent, and nothing is deleted. Without `-o` the partial file is a temporary file,
+/// removed on every failure.
 struct DownloadFlow {
     var manager: URLSessionManager
     var request: URLRequest
@@ -18,16 +26,26 @@ struct DownloadFlow {
     /// Runs the download; returns the exit status (errors from the transfer are thrown).
     func run() async throws -> ExitStatus {
         let outputURL = output.map { URL(fileURLWithPath: $0) }
-        var resumeData: DownloadResumeData?
-        if resume, let outputURL {
-            let partial = DownloadResumeData(request: request, partialFileURL: outputURL)
-            if partial.offset > 0 {
-                resumeData = partial
-                FileHandle.standardError.write(
-                    Data("Resuming \(outputURL.path) from byte \(partial.offset)\n".utf8))
+        let partialURL: URL
+        if let outputURL {
+            if let problem = Self.destinationProblem(outputURL) {
+                throw FailureReport(status: .timeoutOrUsage, message: "cannot write to \(outputURL.path): \(problem); nothing was changed")
             }
+            let part = URL(fileURLWithPath: outputURL.path + ".part")
+            // `--continue` with no `.part` but a partial FILE: resume FILE in place.
+            if resume, !FileManager.default.fileExists(atPath: part.path), Self.regularFileSize(outputURL) > 0 {
+                partialURL = outputURL
+            } else {
+                partialURL = part
+            }
+        } else {
+            partialURL = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).part")
         }
-        let initialOffset = resumeData?.offset ?? 0  // read now: the file grows as the download runs
+        let resumeData = DownloadResumeData(request: request, partialFileURL: partialURL, allowsResumeWithoutValidator: resume)
+        let initialOffset = resume ? resumeData.offset : 0  // read now: the file grows as the download runs
+        if initialOffset > 0 {
+            FileHandle.standardError.write(Data("Resuming \(partialURL.path) from byte \(initialOffset)\n".utf8))
+        }
         let bar = DownloadProgressBar(initialBytes: initialOffset)
         let requestURL = request.url
         let exchange = await ExchangeRunner.download(
@@ -38,8 +56,12 @@ struct DownloadFlow {
                 if let outputURL { return outputURL }
                 return Self.uniqueURL(for: Self.suggestedFileName(response: response, url: requestURL))
             })
-        if let error = exchange.error { throw error }
+        if let error = exchange.error {
+            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL)
+            throw error
+        }
         guard let response = exchange.response else {
+            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL)
             throw FailureReport(status: .error, message: "no response")
         }
         if printHeaders {
@@ -47,7 +69,8 @@ struct DownloadFlow {
             FileHandle.standardError.write(Data(head.utf8))
         }
         guard (200..<300).contains(response.statusCode) else {
-            if let file = exchange.fileURL, file != outputURL { try? FileManager.default.removeItem(at: file) }
+            if let file = exchange.fileURL, file != outputURL, file != partialURL { try? FileManager.default.removeItem(at: file) }
+            if outputURL == nil { try? FileManager.default.removeItem(at: partialURL) }
             let status = ExitStatus.checking(statusCode: response.statusCode) ?? .error
             throw FailureReport(
                 status: status,
@@ -56,18 +79,61 @@ struct DownloadFlow {
         }
         guard let file = exchange.fileURL, outputURL == nil || file.standardizedFileURL == outputURL?.standardizedFileURL
         else {
+            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL)
             throw FailureReport(status: .error, message: "the download could not be saved to \(output ?? "its file")")
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
+        let size = Self.regularFileSize(file)
         var transferred = size - initialOffset
-        if resumeData != nil && response.statusCode == 200 {
+        if initialOffset > 0 && response.statusCode == 200 {
             transferred = size
             FileHandle.standardError.write(
                 Data("The server ignored the range request and sent the whole file; it was downloaded again.\n".utf8))
         }
-        bar.finish(totalBytes: size, transferredBytes: transferred)
+        bar.finish(totalBytes: size, transferredBytes: max(0, transferred))
         FileHandle.standardError.write(Data("Saved to \(file.path)\n".utf8))
         return .success
+    }
+
+    /// After a failed download: a temporary file (no `-o`, or the library's own) is removed; an
+    /// empty `FILE.part` is removed; a `FILE.part` holding bytes is kept, and stderr says how to
+    /// resume it.
+    private func cleanUpAfterFailure(partialURL: URL, outputURL: URL?, leftover: URL?) {
+        if let leftover, leftover != partialURL, leftover != outputURL { try? FileManager.default.removeItem(at: leftover) }
+        guard outputURL != nil else {
+            try? FileManager.default.removeItem(at: partialURL)
+            return
+        }
+        guard partialURL != outputURL else { return }  // the caller's own file, resumed in place
+        let size = Self.regularFileSize(partialURL)
+        if size > 0 {
+            FileHandle.standardError.write(
+                Data("courier: the partial download (\(size) bytes) is kept in \(partialURL.path); run the same command with --continue to resume it\n".utf8))
+        } else if case .typeRegular? = Self.fileType(partialURL) {
+            try? FileManager.default.removeItem(at: partialURL)
+        }
+    }
+
+    /// What is at `url` without following a symbolic link (nil: nothing).
+    static func fileType(_ url: URL) -> FileAttributeType? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
+    }
+
+    /// The size of the regular file at `url` (0 when missing or not a regular file).
+    static func regularFileSize(_ url: URL) -> Int64 {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else { return 0 }
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Why `-o` can't name `url` (nil: a regular file, or nothing yet).
+    static func destinationProblem(_ url: URL) -> String? {
+        switch fileType(url) {
+        case nil, .typeRegular?: return nil
+        case .typeDirectory?: return "it is a directory"
+        case .typeSymbolicLink?: return "it is a symbolic link (name its target instead)"
+        default: return "it is not a regular file"
+        }
     }
 
     /// The name from `Content-Disposition: attachment; filename="x"`, else the URL's last path
@@ -91,7 +157,7 @@ struct DownloadFlow {
         let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         var candidate = directory.appendingPathComponent(name)
         var counter = 1
-        while FileManager.default.fileExists(atPath: candidate.path) {
+        while FileManager.default.fileExists(atPath: candidate.path) || fileType(candidate) != nil {
             candidate = directory.appendingPathComponent("\(name)-\(counter)")
             counter += 1
         }

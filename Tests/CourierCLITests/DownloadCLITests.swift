@@ -76,4 +76,112 @@ struct DownloadCLITests {
         #expect(run.errors.contains("courier: error: HTTP 404 Not Found; nothing saved"), "\(run)")
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
+
+    /// The names in `directory` (empty when it is missing).
+    static func contents(_ directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+    }
+
+    @Test("-o naming a directory is an error and nothing in it is deleted")
+    func directoryOutputIsRefused() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.temporaryDirectory()
+        let target = directory.appendingPathComponent("folder")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: target.appendingPathComponent("keep.txt"))
+        for output in [target.path, "."] {
+            let run = try await CourierProcess.run(["-d", "-o", output, server.baseURL.absoluteString + "/range/5000"], in: target)
+            #expect(run.status != 0, "\(run)")
+            #expect(run.errors.contains("is a directory"), "\(run)")
+            #expect(try Data(contentsOf: target.appendingPathComponent("keep.txt")) == Data("keep".utf8))
+            #expect(Self.contents(target) == ["keep.txt"], "no partial or temporary file left: \(run)")
+        }
+    }
+
+    @Test("a download cut by a connection reset keeps FILE.part; --continue completes it byte-identical")
+    func interruptedDownloadResumes() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("big.bin")
+        let part = directory.appendingPathComponent("big.bin.part")
+        let size = 80_000
+        let url = server.baseURL.absoluteString + "/range/\(size)"
+        let cut = try await CourierProcess.run(["-d", "-o", file.path, url + "?reset_after=30000"])
+        #expect(cut.status != 0, "\(cut)")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(try Data(contentsOf: part) == Self.alphabet(30_000), "\(cut)")
+        #expect(cut.errors.contains("--continue"), "the message says how to resume: \(cut)")
+
+        let resumed = try await CourierProcess.run(["-d", "-c", "-o", file.path, url])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(try Data(contentsOf: file) == Self.alphabet(size))
+        #expect(!FileManager.default.fileExists(atPath: part.path))
+        #expect(resumed.errors.contains("Content-Range: bytes 30000-79999/80000"), "\(resumed)")
+        #expect(Self.contents(directory) == ["big.bin"])
+    }
+
+    @Test("a download killed mid-transfer leaves FILE.part, which --continue completes")
+    func killedDownloadResumes() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("slow.bin")
+        let part = directory.appendingPathComponent("slow.bin.part")
+        let size = 100_000
+        let url = server.baseURL.absoluteString + "/range/\(size)"
+        let process = Process()
+        process.executableURL = CourierBinary.url
+        process.arguments = ["-d", "-o", file.path, url + "?duration=60&chunk_size=1000"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let partSize: () -> Int = {
+            ((try? FileManager.default.attributesOfItem(atPath: part.path)[.size]) as? NSNumber)?.intValue ?? 0
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while partSize() < 3_000 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let kept = try Data(contentsOf: part)
+        #expect(kept.count >= 3_000 && kept.count < size)
+        #expect(kept == Self.alphabet(kept.count))
+
+        let resumed = try await CourierProcess.run(["-d", "-c", "-o", file.path, url])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(try Data(contentsOf: file) == Self.alphabet(size))
+        #expect(resumed.errors.contains("Content-Range: bytes \(kept.count)-99999/100000"), "\(resumed)")
+        #expect(Self.contents(directory) == ["slow.bin"])
+    }
+
+    @Test("a failed download without -o leaves no file behind, in the current or the temporary directory")
+    func failedDownloadLeavesNoTemporaryFile() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let work = try CourierProcess.temporaryDirectory()
+        let temporary = try CourierProcess.temporaryDirectory()
+        let process = Process()
+        process.executableURL = CourierBinary.url
+        process.arguments = ["-d", server.baseURL.absoluteString + "/range/80000?reset_after=30000"]
+        process.currentDirectoryURL = work
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+        #expect(process.terminationStatus != 0)
+        #expect(Self.contents(work) == [])
+        #expect(Self.contents(temporary) == [])
+    }
 }

@@ -33,7 +33,8 @@ struct DownloadResumeTests {
             manager.setDownloadTaskDidResumeBlock { _, offset, expected in resumedAt.withLock { $0 = (offset, expected) } }
             let fractions = Mutex<[Double]>([])
             let recorder = CompletionRecorder()
-            let resumeData = DownloadResumeData(request: URLRequest(url: server.sessionURL("/range/\(total)")), partialFileURL: file)
+            var resumeData = DownloadResumeData(request: URLRequest(url: server.sessionURL("/range/\(total)")), partialFileURL: file)
+            resumeData.allowsResumeWithoutValidator = true
             let task = manager.downloadTask(
                 withResumeData: resumeData,
                 progress: { progress in fractions.withLock { $0.append(progress.fractionCompleted) } },
@@ -128,7 +129,8 @@ struct DownloadResumeTests {
             let file = try Self.temporaryFile(Self.rangeBytes(total))
             defer { try? FileManager.default.removeItem(at: file) }
             let recorder = CompletionRecorder()
-            let resumeData = DownloadResumeData(request: URLRequest(url: server.sessionURL("/range/\(total)")), partialFileURL: file)
+            let resumeData = DownloadResumeData(
+                request: URLRequest(url: server.sessionURL("/range/\(total)")), partialFileURL: file, validator: "\"range\(total)\"")
             URLSessionManager().downloadTask(withResumeData: resumeData, destination: { _, _ in file }) { response, url, error in
                 recorder.handler(response, url, error)
             }.resume()
@@ -138,6 +140,220 @@ struct DownloadResumeTests {
             #expect(call.response?.statusCode == 416)
             #expect((call.object as? URL)?.path == file.path)
             #expect(try Data(contentsOf: file) == Self.rangeBytes(total))
+        }
+    }
+
+    /// Resumes `file` from `path` with `resumeData`'s settings and waits for the completion.
+    static func resume(
+        _ resumeData: DownloadResumeData, destination: URL? = nil
+    ) async throws -> (call: CompletionRecorder.Call, task: DownloadTask) {
+        let recorder = CompletionRecorder()
+        let task = URLSessionManager().downloadTask(
+            withResumeData: resumeData, destination: { _, _ in destination ?? resumeData.partialFileURL }
+        ) { response, url, error in recorder.handler(response, url, error) }
+        task.resume()
+        await recorder.wait()
+        return (try #require(recorder.first), task)
+    }
+
+    @Test("without a validator the download starts over from byte 0 instead of splicing")
+    func resumeWithoutValidatorStartsOver() async throws {
+        try await TestServer.withRunning { server in
+            let total = 30_000
+            // Bytes of another version: a plain Range would keep them.
+            let file = try Self.temporaryFile(Data(repeating: UInt8(ascii: "X"), count: 5_000))
+            defer { try? FileManager.default.removeItem(at: file) }
+            let resumeData = DownloadResumeData(request: URLRequest(url: server.sessionURL("/range/\(total)")), partialFileURL: file)
+            let (call, task) = try await Self.resume(resumeData)
+            #expect(task.originalRequest?.value(forHTTPHeaderField: "Range") == nil)
+            #expect(call.error == nil)
+            #expect(call.response?.statusCode == 200)
+            #expect(try Data(contentsOf: file) == Self.rangeBytes(total))
+        }
+    }
+
+    @Test("a validator is sent as If-Range; a changed resource (200) truncates the file and writes from 0")
+    func changedETagRestartsFromZero() async throws {
+        try await TestServer.withRunning { server in
+            let total = 30_000
+            let file = try Self.temporaryFile(Data(repeating: UInt8(ascii: "X"), count: 29_000))
+            defer { try? FileManager.default.removeItem(at: file) }
+            let resumeData = DownloadResumeData(
+                request: URLRequest(url: server.sessionURL("/range/\(total)?etag=v2")), partialFileURL: file,
+                validator: "\"range\(total)\"")
+            let (call, task) = try await Self.resume(resumeData)
+            #expect(task.originalRequest?.value(forHTTPHeaderField: "If-Range") == "\"range\(total)\"")
+            #expect(call.error == nil)
+            #expect(call.response?.statusCode == 200)
+            #expect(try Data(contentsOf: file) == Self.rangeBytes(total))
+        }
+    }
+
+    /// Expects `call` to have failed with `invalidResumeResponse` and `file` to hold `contents`.
+    static func expectRefused(_ call: CompletionRecorder.Call, file: URL, contents: Data) throws {
+        let error = try #require(call.error as? CourierError, "\(String(describing: call.error))")
+        guard case .invalidResumeResponse = error else {
+            Issue.record("expected invalidResumeResponse, got \(error)")
+            return
+        }
+        #expect(try Data(contentsOf: file) == contents, "the partial file is left as it was")
+    }
+
+    @Test("a 206 that does not start at the requested offset fails and leaves the partial file alone")
+    func rangeStartingElsewhereIsRefused() async throws {
+        try await TestServer.withRunning { server in
+            let total = 30_000
+            let partial = Self.rangeBytes(10_000)
+            let file = try Self.temporaryFile(partial)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let resumeData = DownloadResumeData(
+                request: URLRequest(url: server.sessionURL("/range/\(total)?start_shift=100")), partialFileURL: file,
+                validator: "\"range\(total)\"")
+            let (call, _) = try await Self.resume(resumeData)
+            try Self.expectRefused(call, file: file, contents: partial)
+        }
+    }
+
+    @Test("Content-Range: bytes N-*/* with Content-Length 2^63-1 is a clear error, not a trap")
+    func openEndedRangeWithHugeLengthIsRefused() async throws {
+        try await TestServer.withRunning { server in
+            let partial = Self.rangeBytes(1_000)
+            let file = try Self.temporaryFile(partial)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let resumeData = DownloadResumeData(
+                request: URLRequest(url: server.sessionURL("/range/5000?lie=open")), partialFileURL: file, validator: "\"range5000\"")
+            let (call, _) = try await Self.resume(resumeData)
+            try Self.expectRefused(call, file: file, contents: partial)
+        }
+    }
+
+    @Test("a 206 stating another complete length than the known one is refused")
+    func changedCompleteLengthIsRefused() async throws {
+        try await TestServer.withRunning { server in
+            let partial = Self.rangeBytes(1_000)
+            let file = try Self.temporaryFile(partial)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let resumeData = DownloadResumeData(
+                request: URLRequest(url: server.sessionURL("/range/5000?lie=total")), partialFileURL: file,
+                validator: "\"range5000\"", totalLength: 5_000)
+            let (call, _) = try await Self.resume(resumeData)
+            try Self.expectRefused(call, file: file, contents: partial)
+        }
+    }
+
+    @Test("a partial file that is a symbolic link is refused and its target is not written")
+    func symbolicLinkPartialFileIsRefused() async throws {
+        try await TestServer.withRunning { server in
+            let target = try Self.temporaryFile(Data("precious".utf8))
+            defer { try? FileManager.default.removeItem(at: target) }
+            let link = FileManager.default.temporaryDirectory.appendingPathComponent("courier-link-\(UUID().uuidString)")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+            defer { try? FileManager.default.removeItem(at: link) }
+            let resumeData = DownloadResumeData(
+                request: URLRequest(url: server.sessionURL("/range/5000")), partialFileURL: link, validator: "\"range5000\"")
+            let (call, _) = try await Self.resume(resumeData)
+            let error = try #require(call.error as? CourierError, "\(String(describing: call.error))")
+            guard case .cannotWriteDownloadFile = error else {
+                Issue.record("expected cannotWriteDownloadFile, got \(error)")
+                return
+            }
+            #expect(try Data(contentsOf: target) == Data("precious".utf8))
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+        }
+    }
+
+    @Test("encoded resume data from outside is checked: partial file path, URL, header fields")
+    func encodedResumeDataIsValidated() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-blob-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try Data("x".utf8).write(to: elsewhere)
+        let link = folder.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: elsewhere)
+        func blob(path: String, url: String = "http://127.0.0.1:1/x", headers: String = "{}") -> Data {
+            Data(#"{"url":"\#(url)","method":"GET","headers":\#(headers),"partialFilePath":"\#(path)","validator":"\"v\""}"#.utf8)
+        }
+        // Fine: a missing file in an existing folder, and a regular file.
+        #expect(throws: Never.self) { try DownloadResumeData(encoded: blob(path: folder.appendingPathComponent("new").path)) }
+        #expect(throws: Never.self) { try DownloadResumeData(encoded: blob(path: elsewhere.path)) }
+        let bad: [(String, Data)] = [
+            ("a directory", blob(path: folder.path)),
+            ("a symbolic link", blob(path: link.path)),
+            ("a device", blob(path: "/dev/null")),
+            ("a relative path", blob(path: "partial.bin")),
+            ("a missing folder", blob(path: folder.appendingPathComponent("no/such/file").path)),
+            ("a file URL", blob(path: elsewhere.path, url: "file:///etc/passwd")),
+            ("a header with CR LF", blob(path: elsewhere.path, headers: #"{"X-A":"b\r\nX-B: c"}"#)),
+        ]
+        for (what, data) in bad {
+            #expect(throws: CourierError.self, "\(what)") { try DownloadResumeData(encoded: data) }
+        }
+    }
+
+    @Test("a destination that is a directory is not deleted: the move fails with a clear error")
+    func directoryDestinationIsNotDeleted() async throws {
+        try await TestServer.withRunning { server in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dest-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let inside = folder.appendingPathComponent("keep.txt")
+            try Data("keep".utf8).write(to: inside)
+            let manager = URLSessionManager()
+            let recorder = CompletionRecorder()
+            let task = manager.downloadTask(
+                with: URLRequest(url: server.sessionURL("/range/5000")), destination: { _, _ in folder },
+                completionHandler: { response, url, error in recorder.handler(response, url, error) })
+            let moveError = Mutex<CourierError?>(nil)
+            let observer = NotificationCenter.default.addObserver(
+                forName: .courierDownloadTaskDidFailToMoveFile, object: task, queue: nil
+            ) { note in
+                moveError.withLock { $0 = note.userInfo?[SessionNotificationKey.error] as? CourierError }
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            task.resume()
+            await recorder.wait()
+            #expect(try Data(contentsOf: inside) == Data("keep".utf8), "nothing inside the folder is deleted")
+            let error = try #require(moveError.withLock { $0 })
+            guard case .cannotMoveDownloadedFile(_, let to, let reason) = error else {
+                Issue.record("expected cannotMoveDownloadedFile, got \(error)")
+                return
+            }
+            #expect(to.path == folder.path)
+            #expect(reason.contains("is a directory"), "\(reason)")
+            if let temporary = recorder.first?.object as? URL { try? FileManager.default.removeItem(at: temporary) }
+        }
+    }
+
+    @Test("a destination that is a symbolic link is not replaced and its target is untouched; a regular file is replaced")
+    func symbolicLinkDestinationIsRefused() async throws {
+        try await TestServer.withRunning { server in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dest-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let target = folder.appendingPathComponent("target")
+            try Data("target".utf8).write(to: target)
+            let link = folder.appendingPathComponent("link")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+            let manager = URLSessionManager()
+            for destination in [link, target] {
+                let recorder = CompletionRecorder()
+                manager.downloadTask(
+                    with: URLRequest(url: server.sessionURL("/range/5000")), destination: { _, _ in destination },
+                    completionHandler: { response, url, error in recorder.handler(response, url, error) }
+                ).resume()
+                await recorder.wait()
+                let landed = try #require(recorder.first?.object as? URL)
+                if destination == link {
+                    #expect(landed.path != link.path)
+                    #expect(try Data(contentsOf: target) == Data("target".utf8))
+                    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+                    try? FileManager.default.removeItem(at: landed)
+                } else {
+                    #expect(landed.path == target.path)
+                    #expect(try Data(contentsOf: target) == Self.rangeBytes(5000))
+                }
+            }
         }
     }
 

@@ -8,8 +8,26 @@ public import FoundationNetworking
 /// A download that fails or is cancelled with ``DownloadTask/cancel(byProducingResumeData:)``
 /// after part of the body arrived offers one as ``DownloadTask/resumeData``. You can also make
 /// one for a file you already hold part of (`courier --continue` does): the resumed task asks
-/// for the remaining bytes with `Range` (and `If-Range` when a validator is known), appends them
-/// on `206 Partial Content`, and starts the file over when the server sends the whole body.
+/// for the remaining bytes with `Range` and `If-Range`, appends them on a `206 Partial Content`
+/// that starts exactly at the partial file's end, and starts the file over (truncates it and
+/// writes from byte 0) when the server sends the whole body with `200`.
+///
+/// Safety rules:
+/// - Without a ``validator`` the server can't tell whether the partial file came from the
+///   version it serves now (RFC 9110 §13.1.5), so a resumed range could splice two versions.
+///   Such resume data starts the download over from byte 0 unless
+///   ``allowsResumeWithoutValidator`` is set (the caller vouches that the resource has not
+///   changed, as `curl -C -` does).
+/// - A `206` whose `Content-Range` is malformed, starts anywhere but the requested offset, or
+///   states another complete length than ``totalLength`` fails the task with
+///   ``CourierError/invalidResumeResponse(url:reason:)`` and leaves the partial file as it was.
+/// - The partial file must be a regular file (or not exist yet, in an existing folder): a
+///   directory, a symbolic link, a device or a FIFO is refused with
+///   ``CourierError/cannotWriteDownloadFile(path:reason:)`` and is never written. The resume
+///   offset is the file's actual size at the time the task is made, never a number from
+///   elsewhere.
+/// - The resumed request asks for `Accept-Encoding: identity` (unless the request sets one):
+///   byte ranges count the encoded bytes, so a decoded body can't be resumed.
 ///
 /// Persist it with ``encoded()`` and ``init(encoded:)``.
 public struct DownloadResumeData: Sendable, Equatable {
@@ -18,28 +36,61 @@ public struct DownloadResumeData: Sendable, Equatable {
     /// The file holding the bytes received so far.
     public var partialFileURL: URL
     /// The response's strong `ETag` or `Last-Modified`, sent as `If-Range` so that a changed
-    /// resource is downloaded whole instead of spliced. Nil: no `If-Range`.
+    /// resource is downloaded whole instead of spliced. Nil: the download starts over unless
+    /// ``allowsResumeWithoutValidator``.
     public var validator: String?
+    /// Whether to resume with a plain `Range` (no `If-Range`) when there is no ``validator``:
+    /// the caller asserts that the partial file is a prefix of the current resource. Default
+    /// false: without a validator the download starts over from byte 0.
+    public var allowsResumeWithoutValidator: Bool
+    /// The resource's complete length when known (from the response that was interrupted); a
+    /// resumed `206` stating another complete length is refused. Nil: not checked.
+    public var totalLength: Int64?
 
     /// Resume data for `request` whose first bytes are in `partialFileURL`.
-    public init(request: URLRequest, partialFileURL: URL, validator: String? = nil) {
+    public init(
+        request: URLRequest, partialFileURL: URL, validator: String? = nil, allowsResumeWithoutValidator: Bool = false,
+        totalLength: Int64? = nil
+    ) {
         self.request = request
         self.partialFileURL = partialFileURL
         self.validator = validator
+        self.allowsResumeWithoutValidator = allowsResumeWithoutValidator
+        self.totalLength = totalLength
     }
 
-    /// The size of the partial file now: the offset the download resumes at (0 when missing).
+    /// The size of the partial file now (0 when it is missing or not a regular file; a
+    /// symbolic link is not followed).
     public var offset: Int64 {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: partialFileURL.path),
-            let size = attributes[.size] as? NSNumber
-        else { return 0 }
-        return size.int64Value
+        if case .regularFile(let size) = DownloadFileSystem.kind(atPath: partialFileURL.path) { return size }
+        return 0
+    }
+
+    /// Where the resumed task starts: ``offset`` when a range may be asked for (a validator, or
+    /// the caller's ``allowsResumeWithoutValidator``), else 0.
+    var resumeOffset: Int64 {
+        validator != nil || allowsResumeWithoutValidator ? offset : 0
+    }
+
+    /// Why the partial file can't be used (a directory, a symbolic link, a device, a missing
+    /// folder), or nil when it can.
+    var partialFileProblem: String? {
+        guard partialFileURL.isFileURL, partialFileURL.path.hasPrefix("/") else {
+            return "the partial file \(partialFileURL) is not an absolute file path"
+        }
+        return DownloadFileSystem.problem(withPath: partialFileURL.path)
     }
 
     /// The request the resumed task sends: ``request`` plus `Range: bytes=<offset>-` and
-    /// `If-Range` when the partial file is not empty.
+    /// `If-Range` (the validator) when `offset` is not 0, and `Accept-Encoding: identity`
+    /// unless the request names an encoding.
     func rangeRequest(offset: Int64) -> URLRequest {
         var resumed = request
+        resumed.setValue(nil, forHTTPHeaderField: "Range")
+        resumed.setValue(nil, forHTTPHeaderField: "If-Range")
+        if resumed.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            resumed.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
         guard offset > 0 else { return resumed }
         resumed.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
         if let validator { resumed.setValue(validator, forHTTPHeaderField: "If-Range") }
@@ -58,21 +109,30 @@ public struct DownloadResumeData: Sendable, Equatable {
         var headers: [String: String]
         var partialFilePath: String
         var validator: String?
+        var allowsResumeWithoutValidator: Bool?
+        var totalLength: Int64?
     }
 
-    /// A JSON encoding of the resume data (URL, method, headers, partial file path, validator).
+    /// A JSON encoding of the resume data (URL, method, headers, partial file path, validator,
+    /// the without-validator choice and the total length).
     public func encoded() throws -> Data {
         guard let url = request.url else {
             throw CourierError.requestSerializationFailed(.invalidURL(""))
         }
         let value = Encoded(
             url: url.absoluteString, method: request.httpMethod ?? "GET", headers: request.allHTTPHeaderFields ?? [:],
-            partialFilePath: partialFileURL.path, validator: validator)
+            partialFilePath: partialFileURL.path, validator: validator,
+            allowsResumeWithoutValidator: allowsResumeWithoutValidator ? true : nil, totalLength: totalLength)
         return try JSONEncoder().encode(value)
     }
 
-    /// Decodes what ``encoded()`` produced.
-    /// - Throws: ``CourierError/invalidResumeData(_:)`` when `data` is not resume data.
+    /// Decodes what ``encoded()`` produced, checking it as input from outside: an http(s) URL,
+    /// a method and header fields that are HTTP tokens and values (no CR, LF or NUL), a
+    /// validator that is a header value, a non-negative total length, and an absolute partial
+    /// file path naming a regular file or nothing yet in an existing folder (not a directory,
+    /// a symbolic link or a device). The resume offset is never taken from the data: it is the
+    /// partial file's size when the resumed task is made.
+    /// - Throws: ``CourierError/invalidResumeData(_:)`` naming what is wrong.
     public init(encoded data: Data) throws {
         let value: Encoded
         do {
@@ -80,12 +140,54 @@ public struct DownloadResumeData: Sendable, Equatable {
         } catch {
             throw CourierError.invalidResumeData("not Courier resume data: \(error)")
         }
-        guard let url = URL(string: value.url) else {
-            throw CourierError.invalidResumeData("invalid URL \(value.url)")
+        guard let url = URL(string: value.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
+            throw CourierError.invalidResumeData("not an http(s) URL: \(value.url)")
+        }
+        guard Self.isToken(value.method) else {
+            throw CourierError.invalidResumeData("invalid method \(value.method.debugDescription)")
         }
         var request = URLRequest(url: url)
         request.httpMethod = value.method
-        for (name, headerValue) in value.headers { request.setValue(headerValue, forHTTPHeaderField: name) }
-        self.init(request: request, partialFileURL: URL(fileURLWithPath: value.partialFilePath), validator: value.validator)
+        for (name, headerValue) in value.headers {
+            guard Self.isToken(name), Self.isFieldValue(headerValue) else {
+                throw CourierError.invalidResumeData("invalid header field \(name.debugDescription)")
+            }
+            request.setValue(headerValue, forHTTPHeaderField: name)
+        }
+        if let validator = value.validator, validator.isEmpty || !Self.isFieldValue(validator) {
+            throw CourierError.invalidResumeData("invalid validator \(validator.debugDescription)")
+        }
+        if let total = value.totalLength, total < 0 {
+            throw CourierError.invalidResumeData("negative total length \(total)")
+        }
+        let path = value.partialFilePath
+        guard path.hasPrefix("/"), !path.utf8.contains(0) else {
+            throw CourierError.invalidResumeData("the partial file path is not absolute: \(path.debugDescription)")
+        }
+        self.init(
+            request: request, partialFileURL: URL(fileURLWithPath: path), validator: value.validator,
+            allowsResumeWithoutValidator: value.allowsResumeWithoutValidator ?? false, totalLength: value.totalLength)
+        if let problem = partialFileProblem {
+            throw CourierError.invalidResumeData("unusable partial file: \(problem)")
+        }
+    }
+
+    /// An HTTP token (RFC 9110 §5.6.2): a method or a field name.
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+
+    /// A field value without control characters other than tab (no CR, LF or NUL).
+    private static func isFieldValue(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 == 9 || ($0 >= 32 && $0 != 127) }
     }
 }

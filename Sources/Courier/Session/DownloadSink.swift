@@ -19,25 +19,18 @@ final class DownloadSink: Sendable {
     private let queue = DispatchQueue(label: "courier.download-sink")
     private let pending = Mutex<(bytes: Int, paused: Bool, failed: (any Error)?, written: Int64)>((0, false, nil, 0))
 
-    /// A sink writing a new file in the temporary directory.
+    /// A sink writing a new file in the temporary directory (created exclusively).
     convenience init() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("CourierDownload-\(UUID().uuidString).tmp")
-        try self.init(fileURL: url, appending: false, isCallersFile: false)
+        try self.init(fileURL: url, offset: 0, isCallersFile: false, exclusive: true)
     }
 
-    /// A sink writing `fileURL`: after its current end when `appending`, else from empty.
-    init(fileURL url: URL, appending: Bool, isCallersFile: Bool) throws {
-        if !appending || !FileManager.default.fileExists(atPath: url.path) {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw CourierError.cannotWriteDownloadFile(path: url.path, reason: "cannot create the file")
-            }
-        }
-        do {
-            self.handle = try FileHandle(forWritingTo: url)
-            if appending { try handle.seekToEnd() }
-        } catch {
-            throw CourierError.cannotWriteDownloadFile(path: url.path, reason: "\(error)")
-        }
+    /// A sink writing `fileURL` from `offset`: the file is created when missing, cut after
+    /// `offset` (0: starts over), and must be a regular file (a symbolic link is refused, not
+    /// followed) holding at least `offset` bytes.
+    /// - Throws: ``CourierError/cannotWriteDownloadFile(path:reason:)``.
+    init(fileURL url: URL, offset: Int64, isCallersFile: Bool, exclusive: Bool = false) throws {
+        self.handle = try DownloadFileSystem.openForWriting(path: url.path, offset: offset, exclusive: exclusive)
         self.temporaryURL = url
         self.isCallersFile = isCallersFile
     }

@@ -301,28 +301,35 @@ final class TaskDelegate: Sendable {
         core.hooks.dataTaskDidBecomeDownloadTask?(dataTask, downloadTask)
     }
 
-    /// Picks the file the body goes to: a resumed download appends to its partial file on 206,
-    /// starts it over on 200, and is already complete on 416 when the file holds the whole
-    /// resource; anything else goes to a new temporary file.
+    /// Picks the file the body goes to. A resumed download follows ``ResumeResponseRule``: it
+    /// appends to its partial file on a 206 starting exactly at the requested offset, starts the
+    /// file over (truncated, written from 0) on 200, is already complete on 416 naming the
+    /// file's size, and fails with ``CourierError/invalidResumeResponse(url:reason:)`` on any
+    /// other 206, leaving the partial file as it was; anything else goes to a new temporary file.
     private func openDownloadFile(for head: HTTPResponseHead, expectedLength: Int64) {
         let status = Int(head.status.code)
         do {
             let sink: DownloadSink?
             if let resumeData {
-                let offset = resumeData.offset
-                let range = Self.contentRange(head.headers.first(name: "content-range"))
-                if status == 206, offset > 0, range?.start == offset {
-                    sink = try DownloadSink(fileURL: resumeData.partialFileURL, appending: true, isCallersFile: true)
-                    let total = range?.total ?? (expectedLength >= 0 ? offset + expectedLength : -1)
-                    resumed(at: offset, expectedTotal: total)
-                } else if status == 200 {
-                    sink = try DownloadSink(fileURL: resumeData.partialFileURL, appending: false, isCallersFile: true)
-                    resumed(at: 0, expectedTotal: expectedLength)
-                } else if status == 416, offset > 0, range?.total == offset {
+                // The offset actually asked for (0 when the request had no Range).
+                let requested = ContentRange.requestedOffset(rangeHeader: task.originalRequest?.value(forHTTPHeaderField: "Range")) ?? 0
+                let rule = ResumeResponseRule.decide(
+                    status: status, requestedOffset: requested, contentRange: head.headers.first(name: "content-range"),
+                    contentLength: head.headers.first(name: "content-length"), knownTotal: resumeData.totalLength)
+                switch rule {
+                case .append(let offset, let expectedTotal):
+                    sink = try DownloadSink(fileURL: resumeData.partialFileURL, offset: offset, isCallersFile: true)
+                    resumed(at: offset, expectedTotal: expectedTotal)
+                case .restart(let expectedTotal):
+                    sink = try DownloadSink(fileURL: resumeData.partialFileURL, offset: 0, isCallersFile: true)
+                    resumed(at: 0, expectedTotal: expectedTotal)
+                case .alreadyComplete:
                     state.withLock { $0.alreadyComplete = true }
                     sink = nil
-                } else {
+                case .notResumed:
                     sink = try DownloadSink()
+                case .refuse(let reason):
+                    throw CourierError.invalidResumeResponse(url: task.currentRequest?.url, reason: reason)
                 }
             } else {
                 sink = try DownloadSink()
@@ -331,6 +338,7 @@ final class TaskDelegate: Sendable {
         } catch {
             let engineTask = state.withLock { state in
                 state.failure = error
+                state.cancelRequested = true  // also when the engine task is not recorded yet
                 return state.engineTask
             }
             engineTask?.cancel()
@@ -347,16 +355,6 @@ final class TaskDelegate: Sendable {
         if let downloadTask = task as? DownloadTask {
             core.hooks.downloadTaskDidResume?(downloadTask, offset, expectedTotal)
         }
-    }
-
-    /// `bytes 10-99/100` → (10, 100); `bytes */100` → (nil, 100). Total nil when `*`.
-    static func contentRange(_ header: String?) -> (start: Int64?, total: Int64?)? {
-        guard let header, header.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        let parts = spec.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2 else { return nil }
-        let start = parts[0].split(separator: "-").first.flatMap { Int64($0) }
-        return (start, Int64(parts[1]))
     }
 
     private func handleBody(_ buffer: ByteBuffer) {
@@ -654,16 +652,25 @@ final class TaskDelegate: Sendable {
     }
 
     /// A download that ended early: keeps the file and describes how to resume it when asked
-    /// to (or when the transfer failed) and the server sent the resource itself (200 or 206);
-    /// otherwise removes a temporary file. The caller's partial file is never removed.
+    /// to (or when the transfer failed) and the server sent the resource itself (200 or 206)
+    /// without a content coding (a decoded body's bytes are not the ranges' bytes); otherwise
+    /// removes a temporary file. The caller's partial file is never removed.
     private func partialDownload(at file: URL, sink: DownloadSink, response: HTTPURLResponse?, keep: Bool) -> DownloadResumeData? {
-        let usable = keep && (response?.statusCode == 200 || response?.statusCode == 206)
-        if usable, sink.bytesWritten > 0 || sink.isCallersFile, let original = task.originalRequest {
+        let coding = response?.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        let contentCoded = coding.map { !$0.isEmpty && $0 != "identity" } ?? false
+        let usable = keep && !contentCoded && (response?.statusCode == 200 || response?.statusCode == 206)
+        if usable, let response, sink.bytesWritten > 0 || sink.isCallersFile, let original = task.originalRequest {
             var request = resumeData?.request ?? original
             request.setValue(nil, forHTTPHeaderField: "Range")
             request.setValue(nil, forHTTPHeaderField: "If-Range")
-            let validator = response.flatMap(DownloadResumeData.validator(of:)) ?? resumeData?.validator
-            return DownloadResumeData(request: request, partialFileURL: file, validator: validator)
+            let validator = DownloadResumeData.validator(of: response) ?? resumeData?.validator
+            let total = ResumeResponseRule.completeLength(
+                status: response.statusCode, contentRange: response.value(forHTTPHeaderField: "Content-Range"),
+                contentLength: response.value(forHTTPHeaderField: "Content-Length"), contentCoded: contentCoded)
+            return DownloadResumeData(
+                request: request, partialFileURL: file, validator: validator,
+                allowsResumeWithoutValidator: resumeData?.allowsResumeWithoutValidator ?? false,
+                totalLength: total ?? resumeData?.totalLength)
         }
         if !sink.isCallersFile { try? FileManager.default.removeItem(at: file) }
         return nil
@@ -687,15 +694,15 @@ final class TaskDelegate: Sendable {
             core.downloadMoved(downloadTask, to: destination)  // resumed in place: nothing to move
             return destination
         }
+        // Only a regular file is replaced (atomically, by rename); a directory, a symbolic link or
+        // anything else at the destination is an error and nothing is deleted.
         do {
-            if FileManager.default.fileExists(atPath: destination.path) {
-                try FileManager.default.removeItem(at: destination)
-            }
-            try FileManager.default.moveItem(at: temporary, to: destination)
+            try DownloadFileSystem.replace(destination, with: temporary)
             core.downloadMoved(downloadTask, to: destination)
             return destination
         } catch {
-            let failure = CourierError.cannotMoveDownloadedFile(from: temporary, to: destination, reason: "\(error)")
+            let failure = error as? CourierError
+                ?? CourierError.cannotMoveDownloadedFile(from: temporary, to: destination, reason: "\(error)")
             core.downloadMoveFailed(downloadTask, error: failure)
             return temporary
         }

@@ -343,11 +343,17 @@ public class URLSessionManager: @unchecked Sendable {
     }
 
     /// A task that continues a download from `resumeData`: it asks for the bytes after the
-    /// partial file's end (`Range`, plus `If-Range` with the validator), appends them on 206,
-    /// starts the file over on 200, and finishes at once on 416 when the file is already
-    /// whole. The did-resume block and the progress start from the offset. Then, as any
-    /// download, the file moves to `destination` (returning the partial file's own URL keeps
-    /// it in place). Not resumed.
+    /// partial file's end (`Range`, plus `If-Range` with the validator), appends them on a 206
+    /// that starts exactly there, starts the file over (truncated, from byte 0) on 200, and
+    /// finishes at once on 416 when the file is already whole. Resume data without a validator
+    /// starts over from byte 0 unless its `allowsResumeWithoutValidator` is set. A 206 that
+    /// starts elsewhere, has a malformed `Content-Range` or another complete length fails with
+    /// ``CourierError/invalidResumeResponse(url:reason:)``; a partial file that is not a regular
+    /// file (a directory, a symbolic link, a device) fails with
+    /// ``CourierError/cannotWriteDownloadFile(path:reason:)``; neither touches the file. The
+    /// did-resume block and the progress start from the offset. Then, as any download, the
+    /// file moves to `destination` (returning the partial file's own URL keeps it in place).
+    /// Not resumed.
     @discardableResult
     public func downloadTask(
         withResumeData resumeData: DownloadResumeData,
@@ -355,7 +361,7 @@ public class URLSessionManager: @unchecked Sendable {
         destination: (@Sendable (URL, HTTPURLResponse) -> URL)? = nil,
         completionHandler: (@Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void)? = nil
     ) -> DownloadTask {
-        let request = resumeData.rangeRequest(offset: resumeData.offset)
+        let request = resumeData.rangeRequest(offset: resumeData.resumeOffset)
         return register(
             { DownloadTask(taskIdentifier: $0, request: request) }, kind: .download(destination: destination),
             body: nil,
