@@ -32,11 +32,33 @@ public struct SessionConfiguration: Sendable {
     /// Where cookies are kept: responses' `Set-Cookie` headers (on every hop, redirects
     /// included) are stored in it, and requests get a `Cookie` header from it unless they
     /// carry one or set `httpShouldHandleCookies = false`. Nil (the default): no cookies are
-    /// stored or sent. URLSession's default is `HTTPCookieStorage.shared`; a server or CLI
-    /// usually wants a store of its own (`sharedCookieStorage(forGroupContainerIdentifier:)`)
-    /// so that unrelated clients don't share cookies. On Linux, FoundationNetworking keeps a
-    /// store's persistent cookies in a file under `~/.local/share/<program>/`.
-    public var httpCookieStorage: HTTPCookieStorage?
+    /// stored or sent. The jar applies RFC 6265bis's rules (public suffixes, `Secure`,
+    /// `Max-Age`, prefixes; see ``HTTPCookieJar``) and keeps cookies in memory. Configurations
+    /// (and managers) given the same jar share its cookies.
+    public var cookieJar: HTTPCookieJar?
+
+    /// Superseded by ``cookieJar``. The session no longer reads or writes a Foundation
+    /// `HTTPCookieStorage`: FoundationNetworking's storage on Linux accepts `Domain=com`,
+    /// ignores `Max-Age` and sends `Secure` cookies over http, and writes its file on the
+    /// calling thread. For source compatibility, setting a storage here gives the
+    /// configuration a new, empty ``HTTPCookieJar`` when ``cookieJar`` is nil (so cookies keep
+    /// working, under the jar's rules); the storage itself is only remembered, for this getter.
+    /// Setting nil also sets ``cookieJar`` to nil. Cookies already in the storage are not
+    /// imported.
+    @available(*, deprecated, renamed: "cookieJar", message: "the session keeps cookies in cookieJar (RFC 6265bis rules); a storage set here is not read or written")
+    public var httpCookieStorage: HTTPCookieStorage? {
+        get { legacyCookieStorage }
+        set {
+            legacyCookieStorage = newValue
+            if newValue == nil {
+                cookieJar = nil
+            } else if cookieJar == nil {
+                cookieJar = HTTPCookieJar()
+            }
+        }
+    }
+
+    private var legacyCookieStorage: HTTPCookieStorage?
     /// The largest response body a data or upload task gathers in memory, in bytes, or nil for
     /// no limit. Default ``defaultMaximumResponseBodySize`` (64 MiB). A response whose
     /// `Content-Length` is larger fails as soon as its head arrives; a body without a length

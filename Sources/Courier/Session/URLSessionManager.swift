@@ -51,7 +51,8 @@ public class URLSessionManager: @unchecked Sendable {
     let digestAuthenticator = DigestAuthenticator()
     private let settings: Mutex<Settings>
     private let registry = Mutex(Registry())
-    /// AFN's process-wide processing queue: serializers run here, never on an event loop.
+    /// AFN's processing queue, for work off the event loop that belongs to no single task.
+    /// (A task's own events, callbacks and serializer run on its ``TaskCallbackQueue``.)
     let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing", attributes: .concurrent)
     private static let sharedCompletionGroup = DispatchGroup()
 
@@ -487,9 +488,8 @@ public class URLSessionManager: @unchecked Sendable {
         for (name, value) in configuration.httpAdditionalHeaders where !headers.contains(name: name) {
             headers.add(name: name, value: value)
         }
-        if let storage = configuration.httpCookieStorage, request.httpShouldHandleCookies, !headers.contains(name: "cookie"),
-            let cookies = storage.cookies(for: url), !cookies.isEmpty,
-            let cookie = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+        if let jar = configuration.cookieJar, request.httpShouldHandleCookies, !headers.contains(name: "cookie"),
+            let cookie = jar.cookieHeader(for: url)
         {
             headers.add(name: "Cookie", value: cookie)
         }
@@ -511,26 +511,13 @@ public class URLSessionManager: @unchecked Sendable {
     private static let urlRequestDefaultTimeout: TimeInterval = 60
 
     /// Stores the cookies a response sets (each `Set-Cookie` field on its own: their dates hold
-    /// commas), when the configuration has a cookie store and the request handles cookies.
+    /// commas) in the configuration's jar, when it has one and the request handles cookies. The
+    /// jar's rules decide what is kept; it does no I/O, so this is cheap on an event loop.
     func storeCookies(from headers: HTTPHeaders, for request: URLRequest, url: URL) {
-        guard let storage = configuration.httpCookieStorage, request.httpShouldHandleCookies else { return }
+        guard let jar = configuration.cookieJar, request.httpShouldHandleCookies else { return }
         let fields = headers["set-cookie"]
         guard !fields.isEmpty else { return }
-        for field in fields {
-            let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url)
-            if SetCookieExpiry.removesCookie(field) {
-                // The server expires the cookie: remove the stored one of the same name, domain
-                // and path (Foundation would store an empty cookie instead).
-                for expired in cookies {
-                    for stored in storage.cookies ?? []
-                    where stored.name == expired.name && stored.domain == expired.domain && stored.path == expired.path {
-                        storage.deleteCookie(stored)
-                    }
-                }
-            } else {
-                storage.setCookies(cookies, for: url, mainDocumentURL: nil)
-            }
-        }
+        jar.storeCookies(fromSetCookieFields: fields, for: url)
     }
 
     func courierError(_ error: EngineError, url: URL?) -> CourierError {
