@@ -60,3 +60,26 @@ struct SessionCookieTests {
         }
     }
 }
+
+/// The deprecated `httpCookieStorage` still gives a session cookies, through a jar.
+@Suite("Session cookies: httpCookieStorage compatibility")
+struct LegacyCookieStorageTests {
+    @available(*, deprecated, message: "exercises the deprecated httpCookieStorage")
+    @Test func settingAStorageGivesTheConfigurationAJar() async throws {
+        let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "courier.tests.\(UUID().uuidString)")
+        var configuration = SessionConfiguration()
+        configuration.httpCookieStorage = storage
+        #expect(configuration.httpCookieStorage === storage)
+        let jar = try #require(configuration.cookieJar)
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager(configuration: configuration)
+            let cookies = try await SessionCookieTests.cookies(manager, server.sessionURL("/cookies/set?flavour=oat"))
+            #expect(cookies == ["flavour": "oat"])
+            #expect(jar.allCookies.map(\.name) == ["flavour"])
+            // The storage is not written.
+            #expect(storage.cookies?.isEmpty ?? true)
+        }
+        configuration.httpCookieStorage = nil
+        #expect(configuration.cookieJar == nil)
+    }
+}
