@@ -89,11 +89,12 @@ struct BenchCommand: AsyncParsableCommand {
             request.addValue(value, forHTTPHeaderField: name)
         }
         if let body { request.httpBody = Data(body.utf8) }
+        let shownURL = MessageSanitizer.withoutPasswords(url)  // never print the password
         let seconds = try duration.map { try SecondsOption.checked($0, option: "--duration") }
         let limit: BenchRunner.Limit = seconds.map { .duration(SecondsOption.duration($0)) } ?? .requests(requests ?? 200)
         if !json {
             let budget = seconds.map { String(format: "for %.1f s", $0) } ?? "\(requests ?? 200) requests"
-            print("courier bench \(request.httpMethod ?? "GET") \(url): \(budget), \(concurrency) in flight")
+            print("courier bench \(request.httpMethod ?? "GET") \(shownURL): \(budget), \(concurrency) in flight")
             fflush(nil)
         }
         let trustRoots = try cacert.map(Self.loadTrustRoots) ?? []
@@ -101,7 +102,7 @@ struct BenchCommand: AsyncParsableCommand {
             request: request, limit: limit, concurrency: concurrency,
             timeout: try SecondsOption.checked(timeout, option: "--timeout"), additionalTrustRootsDER: trustRoots)
         let (tally, elapsed) = await runner.run()
-        let report = BenchReport(url: url, method: request.httpMethod ?? "GET", concurrency: concurrency, tally: tally, elapsed: elapsed)
+        let report = BenchReport(url: shownURL, method: request.httpMethod ?? "GET", concurrency: concurrency, tally: tally, elapsed: elapsed)
         print(json ? try report.json() : report.text, terminator: "")
         fflush(nil)
         if report.errors > 0 {

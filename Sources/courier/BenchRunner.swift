@@ -92,21 +92,25 @@ struct BenchRunner: Sendable {
     /// Groups an error under a short kind.
     static func classify(_ error: any Error) -> BenchError {
         guard let error = error as? CourierError else {
-            return BenchError(kind: "other", message: String(describing: error))
+            return BenchError(kind: "other", message: MessageSanitizer.clean(String(describing: error)))
         }
         let kind: String
         switch error {
         case .cannotConnect: kind = "connect"
         case .timedOut: kind = "timeout"
         case .connectionLost: kind = "connection lost"
-        case .serverTrustRejected: kind = "tls"
+        case .serverTrustRejected, .engine(.tlsHandshakeFailed): kind = "tls"
         case .tooManyRedirects: kind = "redirects"
         case .cancelled: kind = "cancelled"
         case .unacceptableStatusCode, .unacceptableContentType, .responseSerializationFailed: kind = "response"
         case .requestSerializationFailed: kind = "request"
         default: kind = "other"
         }
-        return BenchError(kind: kind, message: error.description)
+        if case .engine(.tlsHandshakeFailed(let reason)) = error {
+            return BenchError(kind: kind, message: "TLS handshake failed: " + MessageSanitizer.tlsReason(reason))
+        }
+        // Messages are printed: no URL passwords, no library source paths.
+        return BenchError(kind: kind, message: MessageSanitizer.clean(error.description))
     }
 }
 

@@ -75,3 +75,25 @@ struct HostileInputCLITests {
         #expect(!run.errors.contains(".swift:"), "\(run)")
     }
 }
+
+/// `courier bench` prints URLs and error messages too: the same rules.
+@Suite("courier bench hostile input")
+struct BenchHostileInputCLITests {
+    @Test("bench: no URL password in its header, report or JSON; a TLS failure is a 'tls' error without source paths")
+    func benchCleanOutput() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let url = "https://alice:s3cretpw@127.0.0.1:\(server.port)/get"
+        let text = try await CourierProcess.run(["bench", "-n", "1", "-c", "1", url])
+        let json = try await CourierProcess.run(["bench", "-n", "1", "-c", "1", "--json", url])
+        for run in [text, json] {
+            #expect(run.status == 1, "\(run)")
+            #expect(!run.output.contains("s3cretpw") && !run.errors.contains("s3cretpw"), "\(run)")
+            for fragment in [".cc:", "/.build/", "OPENSSL_internal"] {
+                #expect(!run.output.contains(fragment), "\(fragment): \(run)")
+            }
+        }
+        #expect(text.output.contains("https://alice@127.0.0.1:\(server.port)/get"), "\(text)")
+        #expect(text.output.contains("tls × 1: TLS handshake failed: wrong version number"), "\(text)")
+    }
+}
