@@ -119,6 +119,10 @@ struct CookieRulesTests {
         #expect(Punycode.asciiLabel("bücher") == "xn--bcher-kva")
         #expect(Punycode.asciiLabel("公司") == "xn--55qx5d")
         #expect(Punycode.asciiLabel("example") == "example")
+        #expect(Punycode.encode(Array("ü".unicodeScalars)) == "tda")
+        // A Unicode label longer than any DNS label is refused, not encoded.
+        #expect(Punycode.asciiLabel(Substring(String(repeating: "ü", count: 64))) == nil)
+        #expect(CookieMatching.canonicalHost(String(repeating: "é", count: 5_000) + ".example") == nil)
         // 公司.cn is a rule; its A-label form is what a host arrives as.
         #expect(Self.list.isPublicSuffix("xn--55qx5d.cn"))
         #expect(Self.list.isPublicSuffix("公司.cn"))

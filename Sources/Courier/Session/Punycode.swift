@@ -7,10 +7,15 @@ enum Punycode {
     private static let base = 36, tMin = 1, tMax = 26, skew = 38, damp = 700
     private static let initialBias = 72, initialN = 128
 
-    /// `label` as an A-label (`xn--…`), or the label itself when it is all ASCII; nil when the
-    /// arithmetic would overflow (a label no DNS name can hold).
+    /// A DNS label holds at most 63 bytes; a longer Unicode label can't become one, and
+    /// refusing it early keeps the quadratic encoder cheap on hostile input.
+    static let maximumLabelScalars = 63
+
+    /// `label` as an A-label (`xn--…`), or the label itself when it is all ASCII; nil for a
+    /// non-ASCII label of more than ``maximumLabelScalars`` scalars or whose encoding overflows.
     static func asciiLabel(_ label: Substring) -> String? {
         guard label.unicodeScalars.contains(where: { !$0.isASCII }) else { return String(label) }
+        guard label.unicodeScalars.count <= maximumLabelScalars else { return nil }
         return encode(Array(label.unicodeScalars)).map { "xn--" + $0 }
     }
 
