@@ -69,8 +69,12 @@ final class InputStreamBox: Sendable {
         return chunk
     }
 
-    /// Reads the whole stream into `sink` in chunks of `chunkSize`.
+    /// Reads the whole stream into `sink` in chunks of `chunkSize`, each read on a serial queue
+    /// of this stream's own: a stream that blocks (a pipe) holds no cooperative-pool thread.
     func read(chunkSize: Int, into sink: (Data) async throws -> Void) async throws {
-        while let chunk = try readChunk(maxLength: chunkSize) { try await sink(chunk) }
+        let queue = DispatchQueue(label: "courier.multipart.input-stream")
+        while let chunk = try await BlockingRead.on(queue, { try self.readChunk(maxLength: chunkSize) }) {
+            try await sink(chunk)
+        }
     }
 }

@@ -59,7 +59,21 @@ final class MultipartBodyStream: InputStream {
         false
     }
 
+    /// Reads one packet, then (when throttled) sleeps the throttle's delay: the blocking
+    /// contract of a synchronous `InputStream`, as AFN's. The session does not call this: it
+    /// reads with ``readPacket(_:maxLength:)`` off the cooperative pool and pauses with
+    /// `Task.sleep`, holding no thread.
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        let count = readPacket(buffer, maxLength: len)
+        if count > 0, delay > 0 { Thread.sleep(forTimeInterval: delay) }
+        return count
+    }
+
+    /// The pause, in seconds, a throttled reader makes after each packet (0: none).
+    var throttleDelay: TimeInterval { delay }
+
+    /// `read(_:maxLength:)` without the throttle's pause: at most one packet.
+    func readPacket(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         guard status == .open else { return status == .error ? -1 : 0 }
         let limit = min(len, packetSize)
         do {
@@ -78,7 +92,6 @@ final class MultipartBodyStream: InputStream {
         let count = min(limit, pending.count)
         pending.copyBytes(to: buffer, count: count)
         pending = pending.count == count ? Data() : Data(pending.dropFirst(count))
-        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         return count
     }
 

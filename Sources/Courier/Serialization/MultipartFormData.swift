@@ -324,8 +324,10 @@ public final class MultipartFormData: Sendable {
         var remaining = length
         while remaining > 0 {
             let chunk: Data
+            let count = Int(min(Int64(chunkSize), remaining))
             do {
-                chunk = try handle.read(upToCount: Int(min(Int64(chunkSize), remaining))) ?? Data()
+                // On NIO's thread pool: a disk read never holds a thread of the cooperative pool.
+                chunk = try await BlockingRead.onThreadPool { try handle.read(upToCount: count) ?? Data() }
             } catch {
                 throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
             }

@@ -63,8 +63,9 @@ public enum ServerTrustDisposition: Sendable {
 }
 
 /// The manager-level blocks of AFNetworking's table, one per session delegate callback. All
-/// optional; set them through the manager's `set...` methods. They run on the engine's event
-/// loop or the processing queue: keep them short and thread-safe.
+/// optional; set them through the manager's `set...` methods. A task's blocks run on that
+/// task's own serial queue, in the order of its events, never on an event loop: a slow block
+/// holds up only its own task. Different tasks' blocks run concurrently: make them thread-safe.
 struct SessionHooks: Sendable {
     var sessionDidBecomeInvalid: (@Sendable (URLSessionManager, (any Error)?) -> Void)?
     var taskDidReceiveChallenge: (@Sendable (SessionTask, AuthenticationChallenge) -> ChallengeDisposition)?
@@ -82,8 +83,9 @@ struct SessionHooks: Sendable {
 }
 
 /// Receives a session's events, typed (Alamofire's `EventMonitor` is the model). Every method
-/// has an empty default; implement the ones you need. Called from the session's internal
-/// threads: be thread-safe and quick.
+/// has an empty default; implement the ones you need. A task's events arrive on that task's
+/// own serial queue or the completion queue (resume and suspend: on the caller's thread),
+/// never on an event loop; different tasks' events arrive concurrently: be thread-safe.
 public protocol SessionEventMonitor: Sendable {
     /// A task was resumed.
     func taskDidResume(_ task: SessionTask)

@@ -68,6 +68,9 @@ final class TaskDelegate: Sendable {
     private let completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
     private let core: URLSessionManager
     private let state = Mutex(State())
+    /// Where this task's engine events are handled and so where its callbacks run: off the
+    /// event loop, in order (see ``TaskCallbackQueue``).
+    private let callbacks = TaskCallbackQueue(label: "courier.task-callbacks")
     /// A serializer for this task only (the async typed API), instead of the manager's.
     let serializerOverride: (any ResponseSerializer)?
 
@@ -179,8 +182,12 @@ final class TaskDelegate: Sendable {
             complete(withResponse: false, error: error, metrics: nil)
             return
         }
-        let engineTask = engine.execute(engineRequest) { [self] event in
-            self.handle(event)
+        // The event loop only queues the event: the task's own queue handles it, so user
+        // callbacks and cookie-store writes never run on (or hold up) an event loop.
+        let setReadingPaused: @Sendable (Bool) -> Void = { [self] paused in self.setReadingPaused(paused) }
+        let handleEvent: @Sendable (EngineEvent) -> Void = { [self] event in self.handle(event) }
+        let engineTask = engine.execute(engineRequest) { [callbacks] event in
+            callbacks.deliver(event, setReadingPaused: setReadingPaused, to: handleEvent)
         }
         let cancelNow = state.withLock { state in
             state.engineTask = engineTask
@@ -190,7 +197,20 @@ final class TaskDelegate: Sendable {
         if task.state == .suspended { engineTask.pause() }
     }
 
-    // MARK: - Engine events (on the event loop)
+    /// Backpressure from the callback queue: stops or restarts reading the response. A task
+    /// the caller suspended stays paused.
+    private func setReadingPaused(_ paused: Bool) {
+        if paused {
+            state.withLock { $0.engineTask }?.setReadingPaused(true)
+            return
+        }
+        task.snapshot.withLock { snapshot in
+            guard snapshot.state != .suspended else { return }
+            state.withLock { $0.engineTask }?.setReadingPaused(false)
+        }
+    }
+
+    // MARK: - Engine events (on the task's callback queue)
 
     private func handle(_ event: EngineEvent) {
         switch event {
@@ -315,7 +335,8 @@ final class TaskDelegate: Sendable {
                 let requested = ContentRange.requestedOffset(rangeHeader: task.originalRequest?.value(forHTTPHeaderField: "Range")) ?? 0
                 let rule = ResumeResponseRule.decide(
                     status: status, requestedOffset: requested, contentRange: head.headers.first(name: "content-range"),
-                    contentLength: head.headers.first(name: "content-length"), knownTotal: resumeData.totalLength)
+                    contentLength: head.headers.first(name: "content-length"), knownTotal: resumeData.totalLength,
+                    contentCoded: ResumeResponseRule.isContentCoded(head.headers.first(name: "content-encoding")))
                 switch rule {
                 case .append(let offset, let expectedTotal):
                     sink = try DownloadSink(fileURL: resumeData.partialFileURL, offset: offset, isCallersFile: true)
@@ -591,7 +612,7 @@ final class TaskDelegate: Sendable {
         if let finisher {
             finisher(work)
         } else {
-            core.processingQueue.async(execute: work)
+            callbacks.async(work)  // after the task's last progress call
         }
     }
 
@@ -656,8 +677,7 @@ final class TaskDelegate: Sendable {
     /// without a content coding (a decoded body's bytes are not the ranges' bytes); otherwise
     /// removes a temporary file. The caller's partial file is never removed.
     private func partialDownload(at file: URL, sink: DownloadSink, response: HTTPURLResponse?, keep: Bool) -> DownloadResumeData? {
-        let coding = response?.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
-        let contentCoded = coding.map { !$0.isEmpty && $0 != "identity" } ?? false
+        let contentCoded = ResumeResponseRule.isContentCoded(response?.value(forHTTPHeaderField: "Content-Encoding"))
         let usable = keep && !contentCoded && (response?.statusCode == 200 || response?.statusCode == 206)
         if usable, let response, sink.bytesWritten > 0 || sink.isCallersFile, let original = task.originalRequest {
             var request = resumeData?.request ?? original

@@ -4,7 +4,8 @@ import Synchronization
 /// A task's upload and download progress: the totals, the Foundation `Progress` objects (made
 /// on first use: most tasks never ask, and `Progress` is costly enough to show in
 /// small-request throughput), the progress blocks and the `AsyncStream` listeners. One lock
-/// for all of it; the blocks run outside it.
+/// for all of it; the blocks run outside it, on the task's callback queue (see
+/// ``TaskCallbackQueue``), so they are called one at a time and in order.
 final class TaskProgress: Sendable {
     typealias Direction = TransferProgress.Direction
     typealias Handler = @Sendable (Progress) -> Void

@@ -5,7 +5,9 @@ public import FoundationNetworking
 #endif
 
 /// AFNetworking's manager-level blocks, one per session delegate callback (AFN §1.1 "Block
-/// hooks"). Each replaces the previous block; nil removes it.
+/// hooks"). Each replaces the previous block; nil removes it. A task's blocks run on the task's
+/// own serial queue, in event order and before its completion, never on an event loop (the
+/// did-complete block runs on the completion queue, after the completion handler).
 extension URLSessionManager {
     /// Called once the session is invalidated (after its tasks ended).
     public func setSessionDidBecomeInvalidBlock(_ block: (@Sendable (URLSessionManager, (any Error)?) -> Void)?) {
