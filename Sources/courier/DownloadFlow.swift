@@ -57,11 +57,11 @@ struct DownloadFlow {
                 return Self.uniqueURL(for: Self.suggestedFileName(response: response, url: requestURL))
             })
         if let error = exchange.error {
-            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL)
+            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL, response: exchange.response)
             throw error
         }
         guard let response = exchange.response else {
-            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL)
+            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL, response: nil)
             throw FailureReport(status: .error, message: "no response")
         }
         if printHeaders {
@@ -79,7 +79,7 @@ struct DownloadFlow {
         }
         guard let file = exchange.fileURL, outputURL == nil || file.standardizedFileURL == outputURL?.standardizedFileURL
         else {
-            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL)
+            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL, response: response)
             throw FailureReport(status: .error, message: "the download could not be saved to \(output ?? "its file")")
         }
         let size = Self.regularFileSize(file)
@@ -95,17 +95,20 @@ struct DownloadFlow {
     }
 
     /// After a failed download: a temporary file (no `-o`, or the library's own) is removed; an
-    /// empty `FILE.part` is removed; a `FILE.part` holding bytes is kept, and stderr says how to
+    /// empty `FILE.part`, or one holding a decoded (content-coded) body that can't be resumed
+    /// with byte ranges, is removed; a `FILE.part` holding bytes is kept, and stderr says how to
     /// resume it.
-    private func cleanUpAfterFailure(partialURL: URL, outputURL: URL?, leftover: URL?) {
+    private func cleanUpAfterFailure(partialURL: URL, outputURL: URL?, leftover: URL?, response: HTTPURLResponse?) {
         if let leftover, leftover != partialURL, leftover != outputURL { try? FileManager.default.removeItem(at: leftover) }
         guard outputURL != nil else {
             try? FileManager.default.removeItem(at: partialURL)
             return
         }
         guard partialURL != outputURL else { return }  // the caller's own file, resumed in place
+        let coding = response?.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        let decoded = coding.map { !$0.isEmpty && $0 != "identity" } ?? false
         let size = Self.regularFileSize(partialURL)
-        if size > 0 {
+        if size > 0 && !decoded {
             FileHandle.standardError.write(
                 Data("courier: the partial download (\(size) bytes) is kept in \(partialURL.path); run the same command with --continue to resume it\n".utf8))
         } else if case .typeRegular? = Self.fileType(partialURL) {

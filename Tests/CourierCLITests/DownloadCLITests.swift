@@ -184,4 +184,77 @@ struct DownloadCLITests {
         #expect(Self.contents(work) == [])
         #expect(Self.contents(temporary) == [])
     }
+
+    /// A one-shot Python server on loopback answering every request with a gzip bomb (4 MiB of
+    /// zeros in 4 KiB, past the engine's 100x ratio), served in 1 KiB writes; its port.
+    static func startGzipBombServer() throws -> (process: Process, port: Int) {
+        let script = """
+            import gzip, socket, sys, time
+            body = gzip.compress(b"\\0" * (4 << 20))
+            server = socket.socket()
+            server.bind(("127.0.0.1", 0))
+            server.listen(8)
+            print(server.getsockname()[1], flush=True)
+            while True:
+                connection, _ = server.accept()
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Encoding: gzip\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(body))
+                for start in range(0, len(body), 1024):
+                    try:
+                        connection.sendall(body[start:start + 1024])
+                    except OSError:
+                        break
+                    time.sleep(0.001)
+                connection.close()
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let port = Int(text) else {
+            process.terminate()
+            throw CLITestFailure("the Python server did not print its port: \(text)")
+        }
+        return (process, port)
+    }
+
+    @Test("a gzip bomb leaves no file: not FILE, not FILE.part, nothing in the temporary directory")
+    func gzipBombLeavesNoFile() async throws {
+        let (server, port) = try Self.startGzipBombServer()
+        defer { server.terminate() }
+        let work = try CourierProcess.temporaryDirectory()
+        let temporary = try CourierProcess.temporaryDirectory()
+        for arguments in [["-d", "-o", work.appendingPathComponent("bomb.bin").path], ["-d"]] {
+            let process = Process()
+            process.executableURL = CourierBinary.url
+            process.arguments = arguments + ["http://127.0.0.1:\(port)/bomb.bin"]
+            process.currentDirectoryURL = work
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMPDIR"] = temporary.path
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    process.waitUntilExit()
+                    continuation.resume()
+                }
+            }
+            #expect(process.terminationStatus != 0, "\(arguments)")
+            #expect(Self.contents(work) == [], "\(arguments)")
+            #expect(Self.contents(temporary) == [], "\(arguments)")
+        }
+    }
 }

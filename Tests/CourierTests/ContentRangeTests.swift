@@ -60,6 +60,18 @@ struct ContentRangeTests {
         }
     }
 
+    @Test func contentCoded206IsRefused() {
+        let rule = ResumeResponseRule.decide(
+            status: 206, requestedOffset: 0, contentRange: "bytes 0-9/10", contentLength: "10", knownTotal: nil, contentCoded: true)
+        guard case .refuse = rule else {
+            Issue.record("\(rule)")
+            return
+        }
+        #expect(ResumeResponseRule.isContentCoded("gzip"))
+        #expect(!ResumeResponseRule.isContentCoded(" identity "))
+        #expect(!ResumeResponseRule.isContentCoded(nil))
+    }
+
     @Test func otherStatuses() {
         #expect(ResumeResponseRule.decide(status: 206, requestedOffset: 5, contentRange: nil, contentLength: "1", knownTotal: nil) != .notResumed)
         #expect(ResumeResponseRule.decide(status: 200, requestedOffset: 5, contentRange: nil, contentLength: "42", knownTotal: 10) == .restart(expectedTotal: 42))

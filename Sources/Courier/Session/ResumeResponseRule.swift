@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a resumed download does with the response to its request (`Range: bytes=<offset>-`,
 /// or no `Range` when it starts over): the pure rules, free of I/O.
 ///
@@ -25,11 +27,15 @@ enum ResumeResponseRule: Equatable, Sendable {
 
     /// Decides for a response with `status`, its `Content-Range` and `Content-Length` values, to
     /// a request for the bytes from `requestedOffset` (0: the whole resource), when the
-    /// representation's complete length is `knownTotal` (nil: not known).
+    /// representation's complete length is `knownTotal` (nil: not known). A `contentCoded` 206
+    /// is refused: its decoded bytes are not the range's bytes.
     static func decide(
-        status: Int, requestedOffset: Int64, contentRange: String?, contentLength: String?, knownTotal: Int64?
+        status: Int, requestedOffset: Int64, contentRange: String?, contentLength: String?, knownTotal: Int64?,
+        contentCoded: Bool = false
     ) -> ResumeResponseRule {
         switch status {
+        case 206 where contentCoded:
+            return .refuse(reason: "a 206 response with a content coding (ranges count the encoded bytes)")
         case 206:
             guard let header = contentRange else {
                 return .refuse(reason: "a 206 response without a Content-Range (several ranges are not supported)")
@@ -68,6 +74,12 @@ enum ResumeResponseRule: Equatable, Sendable {
         default:
             return .notResumed
         }
+    }
+
+    /// Whether a `Content-Encoding` value names a coding (anything but nothing or `identity`).
+    static func isContentCoded(_ contentEncoding: String?) -> Bool {
+        guard let coding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return !coding.isEmpty && coding != "identity"
     }
 
     /// The representation's complete length a response states, kept in resume data so that a
