@@ -133,12 +133,18 @@ struct RequestCommand: AsyncParsableCommand {
             }
             let printer = ExchangePrinter(options: outputOptions)
             try await printRequest(prepared, printer: printer)
-            let exchange = await ExchangeRunner.send(prepared, with: manager)
+            // The raw body streams to stdout as it arrives (bounded memory); formatted or
+            // terminal output gathers it (up to the session's maximumResponseBodySize).
+            let streams = ResponseStreamer.applies(to: prepared, options: outputOptions)
+            let exchange =
+                streams
+                ? try await ResponseStreamer.send(prepared, with: manager, printer: printer)
+                : await ExchangeRunner.send(prepared, with: manager)
             guard let response = exchange.response, exchange.error == nil || exchange.body != nil else {
                 throw exchange.error ?? FailureReport(status: .error, message: "no response")
             }
             var out = Data()
-            if outputOptions.responseHeaders { out += Data(printer.responseHead(response).utf8) }
+            if outputOptions.responseHeaders, !streams { out += Data(printer.responseHead(response).utf8) }
             if outputOptions.responseBody, let body = exchange.body { out += printer.body(body) }
             if verbose, let metrics = exchange.metrics {
                 let shown = MessageSanitizer.withoutPasswords(response.url?.absoluteString ?? "")

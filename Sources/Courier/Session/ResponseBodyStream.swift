@@ -1,4 +1,4 @@
-import CourierEngine
+public import CourierEngine
 public import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
@@ -104,7 +104,6 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
             state.withLock { state in
                 guard state.end == nil else { return (nil, nil) }
                 state.end = error.map { .failure($0) } ?? .success(())
-                state.task = nil
                 var head: CheckedContinuation<HTTPURLResponse, any Error>?
                 if case .waiting(let waiting) = state.head {
                     head = waiting
@@ -244,8 +243,12 @@ extension URLSessionManager {
     /// let (response, body) = try await manager.bytes(for: URLRequest(url: url))
     /// for try await chunk in body { FileHandle.standardOutput.write(chunk) }
     /// ```
+    /// - Parameters:
+    ///   - request: the request; its `httpBody` or `httpBodyStream` is sent unless `body` is given.
+    ///   - body: a body to send instead (an engine ``CourierEngine/RequestBody``, e.g.
+    ///     `.file(path:)` to upload a file streamed from disk). Default nil.
     /// - Throws: the task's error (a ``CourierError``) when it fails before the head.
-    public func bytes(for request: URLRequest) async throws -> (HTTPURLResponse, ResponseBodyStream) {
+    public func bytes(for request: URLRequest, body: RequestBody? = nil) async throws -> (HTTPURLResponse, ResponseBodyStream) {
         let stream = ResponseBodyStream()
         let queue = processingQueue
         let setup = TaskSetup(
@@ -253,7 +256,7 @@ extension URLSessionManager {
             serializer: StreamedBodySerializer(),
             finisher: { work in queue.async(execute: work) })
         let task = register(
-            { DataTask(taskIdentifier: $0, request: request) }, kind: .stream(stream), body: Self.body(of: request), setup: setup)
+            { DataTask(taskIdentifier: $0, request: request) }, kind: .stream(stream), body: body ?? Self.body(of: request), setup: setup)
         stream.attach(task)
         task.resume()
         if Task.isCancelled { task.cancel() }
