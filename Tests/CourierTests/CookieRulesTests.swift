@@ -96,6 +96,8 @@ struct CookieRulesTests {
         #expect(list.publicSuffix(of: "www.example.co.uk") == "co.uk")
         #expect(list.registrableDomain(of: "www.example.co.uk") == "example.co.uk")
         #expect(list.registrableDomain(of: "co.uk") == nil)
+        // The MPL-2.0 header travels with the data.
+        #expect(PublicSuffixList.shippedText.hasPrefix("// This Source Code Form is subject to the terms of the Mozilla Public"))
     }
 
     @Test func wildcardAndExceptionRules() throws {

@@ -76,8 +76,7 @@ public final class HTTPCookieJar: Sendable {
         /// Whether it lasts only as long as the jar.
         public var isSessionOnly: Bool { expiresDate == nil }
 
-        /// A cookie as a jar would store it. `domain` is used as given (lowercase it).
-        public init(
+        init(
             name: String, value: String, domain: String, isHostOnly: Bool = true, path: String = "/",
             expiresDate: Date? = nil, isSecure: Bool = false, isHTTPOnly: Bool = false, sameSite: SameSite = .unspecified,
             creationDate: Date = Date(), lastAccessDate: Date = Date()
