@@ -58,6 +58,18 @@ struct CookieJarSessionTests {
         }
     }
 
+    @Test func aRedirectToAnotherHostCarriesOnlyThatHostsCookies() async throws {
+        let jar = HTTPCookieJar()
+        try await TestServer.withRunning { server in
+            let manager = Self.proxied(server, jar: jar)
+            try await Self.set(manager, "http://www.example.com", "shared=1; Domain=example.com; Path=/", "own=1; Path=/")
+            let target = "http%3A%2F%2Fapi.example.com%2Fcookies"
+            let (object, _) = try await manager.data(
+                for: URLRequest(url: try Self.url("http://www.example.com/redirect-to?url=\(target)")))
+            #expect((object as? JSONValue)?["cookies"] == ["shared": "1"])
+        }
+    }
+
     @Test func anIPAddressHostGetsHostOnlyCookies() async throws {
         let jar = HTTPCookieJar()
         try await TestServer.withRunning { server in
