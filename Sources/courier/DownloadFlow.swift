@@ -132,7 +132,14 @@ struct DownloadFlow {
     /// Why `-o` can't name `url` (nil: a regular file, or nothing yet).
     static func destinationProblem(_ url: URL) -> String? {
         switch fileType(url) {
-        case nil, .typeRegular?: return nil
+        case nil:
+            var isFolder: ObjCBool = false
+            let folder = url.deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                return "its folder \(folder) does not exist"
+            }
+            return nil
+        case .typeRegular?: return nil
         case .typeDirectory?: return "it is a directory"
         case .typeSymbolicLink?: return "it is a symbolic link (name its target instead)"
         default: return "it is not a regular file"

@@ -99,6 +99,17 @@ struct DownloadCLITests {
         }
     }
 
+    @Test("-o in a missing folder is an error before anything is sent; no temporary file is left")
+    func missingFolderOutputIsRefused() async throws {
+        let work = try CourierProcess.temporaryDirectory()
+        let file = work.appendingPathComponent("no/such/folder/out.bin")
+        // Nothing listens on port 9: the check must come before connecting.
+        let run = try await CourierProcess.run(["-d", "-o", file.path, "http://127.0.0.1:9/range/10"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.errors.contains("does not exist"), "\(run)")
+        #expect(Self.contents(work) == [])
+    }
+
     @Test("a download cut by a connection reset keeps FILE.part; --continue completes it byte-identical")
     func interruptedDownloadResumes() async throws {
         let server = try await TestServer.start()
