@@ -23,7 +23,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
         case invalidJSONValue(String)
         /// A value can't be written as a property list (for example `null`).
         case invalidPropertyListValue(String)
-        /// The custom `queryStringSerialization` closure threw; its message.
+        /// Not produced any more: an error thrown by the custom `queryStringSerialization`
+        /// closure is rethrown unchanged. Kept for source compatibility.
         case queryStringSerializationFailed(String)
         /// The parameters could not be encoded in the serializer's `stringEncoding`.
         case stringEncodingFailed(String.Encoding)

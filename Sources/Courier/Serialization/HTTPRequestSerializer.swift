@@ -104,8 +104,8 @@ public final class HTTPRequestSerializer: RequestSerializer {
 
     /// A custom query-string builder used instead of ``queryString(from:)``; nil (the default)
     /// restores the standard encoding (AFN's `setQueryStringSerializationWithStyle:`). An
-    /// error it throws aborts serialization: a ``CourierError`` is rethrown as is, anything
-    /// else becomes ``CourierError/RequestSerializationReason/queryStringSerializationFailed(_:)``.
+    /// error it throws aborts serialization and is rethrown unchanged, whatever its type (as
+    /// AFNetworking returns the block's error), so `catch MyError.boom` works.
     /// Called on the thread building the request.
     public var queryStringSerialization: (@Sendable (URLRequest, Parameters) throws -> String)? {
         get { state.withLock { $0.queryStringSerialization } }
@@ -263,13 +263,8 @@ public final class HTTPRequestSerializer: RequestSerializer {
     static func query(for request: URLRequest, parameters: Parameters?, state: State) throws -> String? {
         guard let parameters else { return nil }
         guard let custom = state.queryStringSerialization else { return queryString(from: parameters) }
-        do {
-            return try custom(request, parameters)
-        } catch let error as CourierError {
-            throw error
-        } catch {
-            throw CourierError.requestSerializationFailed(.queryStringSerializationFailed(String(describing: error)))
-        }
+        // The closure's own error, unchanged (AFNetworking returns the block's NSError as is).
+        return try custom(request, parameters)
     }
 
     /// Step 4a: `?query`, or `&query` when the URL already has one; a fragment stays last.
