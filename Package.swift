@@ -8,7 +8,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Courier",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],  // Synchronization.Mutex
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierEngine", targets: ["CourierEngine"]),
