@@ -145,6 +145,13 @@ struct RequestBuilder {
         let files = arguments.items.compactMap { item -> (name: String, path: String)? in
             if case .fileField(let name, let path) = item { return (name, path) } else { return nil }
         }
+        // Names and file names are written into each part's quoted Content-Disposition: a quote,
+        // CR or LF would end it and forge headers or parts.
+        for name in fields.map(\.name) + files.flatMap({ [$0.name, URL(fileURLWithPath: $0.path).lastPathComponent] })
+        where name.contains("\"") || RequestItem.containsControlCharacter(name) {
+            throw RequestBuildError(
+                description: "the multipart name '\(name)' can't hold a double quote, CR, LF or other control characters")
+        }
         let multipart = try serializer.multipartFormRequest(method: method, urlString: url.absoluteString) { form in
             for field in fields {
                 form.appendPart(formData: Data(field.value.utf8), name: field.name)

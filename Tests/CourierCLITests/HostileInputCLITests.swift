@@ -97,3 +97,31 @@ struct BenchHostileInputCLITests {
         #expect(text.output.contains("tls × 1: TLS handshake failed: wrong version number"), "\(text)")
     }
 }
+
+/// Multipart names go into quoted part headers: the same injection, one level down.
+@Suite("courier multipart hostile names")
+struct MultipartHostileNameCLITests {
+    @Test("a multipart field or file name with a quote, CR or LF is refused (exit 2); nothing is sent")
+    func multipartNameInjection() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let url = server.baseURL.absoluteString + "/post"
+        let directory = try CourierProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let oddFile = directory.appendingPathComponent("x\"\r\nX-Injected: 1")
+        try Data("data".utf8).write(to: oddFile)
+        let plainFile = directory.appendingPathComponent("plain.txt")
+        try Data("data".utf8).write(to: plainFile)
+        for arguments in [
+            ["--multipart", url, "a\"\r\nX-Injected 1\r\n\r\nforged=value"],
+            ["--multipart", url, "a\" filename=\"evil=value"],
+            [url, "doc\r\nX-Injected 1@\(plainFile.path)"],
+            [url, "doc@\(oddFile.path)"],
+        ] {
+            let run = try await CourierProcess.run(arguments)
+            #expect(run.status == 2, "\(arguments): \(run)")
+            #expect(run.errors.hasPrefix("courier: error: the multipart name '"), "\(arguments): \(run)")
+        }
+        #expect(server.requestsReceived == 0)
+    }
+}
