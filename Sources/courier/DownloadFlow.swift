@@ -109,8 +109,9 @@ struct DownloadFlow {
         let decoded = coding.map { !$0.isEmpty && $0 != "identity" } ?? false
         let size = Self.regularFileSize(partialURL)
         if size > 0 && !decoded {
-            FileHandle.standardError.write(
-                Data("courier: the partial download (\(size) bytes) is kept in \(partialURL.path); run the same command with --continue to resume it\n".utf8))
+            let note = "courier: the partial download (\(size) bytes) is kept in \(partialURL.path); "
+                + "run the same command with --continue to resume it\n"
+            FileHandle.standardError.write(Data(note.utf8))
         } else if case .typeRegular? = Self.fileType(partialURL) {
             try? FileManager.default.removeItem(at: partialURL)
         }

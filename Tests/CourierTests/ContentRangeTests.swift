@@ -5,6 +5,11 @@ import Testing
 /// task does with each response.
 @Suite("Content-Range and resume rules")
 struct ContentRangeTests {
+    /// `ResumeResponseRule.decide` with positional arguments.
+    func decide(_ status: Int, _ offset: Int64, _ range: String?, _ length: String?, _ known: Int64? = nil) -> ResumeResponseRule {
+        ResumeResponseRule.decide(status: status, requestedOffset: offset, contentRange: range, contentLength: length, knownTotal: known)
+    }
+
     @Test func validRangesParse() {
         #expect(ContentRange("bytes 10-99/100") == ContentRange(first: 10, last: 99, completeLength: 100))
         #expect(ContentRange("bytes 0-0/*") == ContentRange(first: 0, last: 0, completeLength: nil))
@@ -36,12 +41,8 @@ struct ContentRangeTests {
     }
 
     @Test func matching206Appends() {
-        #expect(
-            ResumeResponseRule.decide(status: 206, requestedOffset: 100, contentRange: "bytes 100-199/200", contentLength: "100", knownTotal: 200)
-                == .append(offset: 100, expectedTotal: 200))
-        #expect(
-            ResumeResponseRule.decide(status: 206, requestedOffset: 100, contentRange: "bytes 100-199/*", contentLength: nil, knownTotal: nil)
-                == .append(offset: 100, expectedTotal: 200))
+        #expect(decide(206, 100, "bytes 100-199/200", "100", 200) == .append(offset: 100, expectedTotal: 200))
+        #expect(decide(206, 100, "bytes 100-199/*", nil) == .append(offset: 100, expectedTotal: 200))
     }
 
     @Test(arguments: [
@@ -53,7 +54,7 @@ struct ContentRangeTests {
         ("bytes 100-9223372036854775807/*", nil, nil),  // the end overflows
     ] as [(String, String?, Int64?)])
     func mismatched206IsRefused(range: String, length: String?, known: Int64?) {
-        let rule = ResumeResponseRule.decide(status: 206, requestedOffset: 100, contentRange: range, contentLength: length, knownTotal: known)
+        let rule = decide(206, 100, range, length, known)
         guard case .refuse = rule else {
             Issue.record("\(range) / \(length ?? "-"): \(rule)")
             return
@@ -73,18 +74,19 @@ struct ContentRangeTests {
     }
 
     @Test func otherStatuses() {
-        #expect(ResumeResponseRule.decide(status: 206, requestedOffset: 5, contentRange: nil, contentLength: "1", knownTotal: nil) != .notResumed)
-        #expect(ResumeResponseRule.decide(status: 200, requestedOffset: 5, contentRange: nil, contentLength: "42", knownTotal: 10) == .restart(expectedTotal: 42))
-        #expect(ResumeResponseRule.decide(status: 200, requestedOffset: 5, contentRange: nil, contentLength: "huge", knownTotal: nil) == .restart(expectedTotal: -1))
-        #expect(ResumeResponseRule.decide(status: 416, requestedOffset: 10, contentRange: "bytes */10", contentLength: nil, knownTotal: nil) == .alreadyComplete)
-        #expect(ResumeResponseRule.decide(status: 416, requestedOffset: 10, contentRange: "bytes */11", contentLength: nil, knownTotal: nil) == .notResumed)
-        #expect(ResumeResponseRule.decide(status: 404, requestedOffset: 10, contentRange: nil, contentLength: nil, knownTotal: nil) == .notResumed)
+        #expect(decide(206, 5, nil, "1", nil) != .notResumed)
+        #expect(decide(200, 5, nil, "42", 10) == .restart(expectedTotal: 42))
+        #expect(decide(200, 5, nil, "huge", nil) == .restart(expectedTotal: -1))
+        #expect(decide(416, 10, "bytes */10", nil, nil) == .alreadyComplete)
+        #expect(decide(416, 10, "bytes */11", nil, nil) == .notResumed)
+        #expect(decide(404, 10, nil, nil, nil) == .notResumed)
     }
 
     @Test func completeLengthKeptInResumeData() {
         #expect(ResumeResponseRule.completeLength(status: 206, contentRange: "bytes 5-9/10", contentLength: "5", contentCoded: false) == 10)
         #expect(ResumeResponseRule.completeLength(status: 200, contentRange: nil, contentLength: "10", contentCoded: false) == 10)
         #expect(ResumeResponseRule.completeLength(status: 200, contentRange: nil, contentLength: "10", contentCoded: true) == nil)
-        #expect(ResumeResponseRule.completeLength(status: 206, contentRange: "bytes 5-*/*", contentLength: nil, contentCoded: false) == nil)
+        #expect(
+            ResumeResponseRule.completeLength(status: 206, contentRange: "bytes 5-*/*", contentLength: nil, contentCoded: false) == nil)
     }
 }
