@@ -17,7 +17,8 @@ enum SecondsOption {
         var value: Double
 
         var description: String {
-            "\(option) takes a number of seconds more than 0; got \(value)"
+            let shown = value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+            return "\(option) takes a number of seconds more than 0; got \(shown)"
         }
     }
 

@@ -11,7 +11,11 @@ struct SecondsOptionTests {
         for value in [Double.nan, 0, -0.0, -1, -Double.infinity, -Double.greatestFiniteMagnitude] {
             #expect(throws: SecondsOption.InvalidValue.self) { try SecondsOption.checked(value, option: "--timeout") }
         }
-        #expect(SecondsOption.InvalidValue(option: "--max-time", value: -1).description.hasPrefix("--max-time "))
+        #expect(SecondsOption.InvalidValue(option: "--max-time", value: -1).description
+            == "--max-time takes a number of seconds more than 0; got -1")
+        #expect(SecondsOption.InvalidValue(option: "--timeout", value: -0.5).description.hasSuffix("got -0.5"))
+        #expect(SecondsOption.InvalidValue(option: "--timeout", value: .nan).description.hasSuffix("got nan"))
+        #expect(SecondsOption.InvalidValue(option: "--timeout", value: -1e300).description.hasSuffix("got -1e+300"))
     }
 
     @Test("huge values (inf too) are clamped to 10⁹ s; others kept; durations never trap")
