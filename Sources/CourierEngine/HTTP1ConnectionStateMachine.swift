@@ -42,6 +42,8 @@ struct HTTP1ConnectionStateMachine {
         var sawResponseBytes = false
         /// Whether the connection had served a request before this one.
         let connectionWasReused: Bool
+        /// Interim (1xx) heads seen so far (bounded by ``maximumInterimResponses``).
+        var interimResponses = 0
     }
 
     /// What happens to the connection once a request ends.
@@ -75,6 +77,11 @@ struct HTTP1ConnectionStateMachine {
 
     private(set) var state: State = .idle
     private(set) var requestsServed = 0
+
+    /// Interim (1xx) heads accepted before one request's final head: more is a protocol
+    /// violation (a server flooding `100 Continue` or `103 Early Hints` must not keep the
+    /// client busy forever). Servers send one or two.
+    static let maximumInterimResponses = 16
 
     /// Whether the pool may hand this connection a request.
     var isIdle: Bool { state == .idle }
@@ -117,6 +124,13 @@ struct HTTP1ConnectionStateMachine {
         request.sawResponseBytes = true
         if head.status.code >= 100 && head.status.code < 200 && head.status != .switchingProtocols {
             // Interim response: skipped, except that 100 releases a waiting body.
+            request.interimResponses += 1
+            if request.interimResponses > Self.maximumInterimResponses {
+                state = .closing
+                return .failRequest(
+                    .protocolViolation("more than \(Self.maximumInterimResponses) interim (1xx) responses before the final response"),
+                    .close, retryable: false)
+            }
             if head.status == .continue, request.upload == .waitingForContinue {
                 request.upload = .sending
                 state = .running(request)

@@ -156,3 +156,22 @@ struct HTTP1ConnectionStateMachineTests {
         #expect(machine.channelInactive() == .connectionClosed)
     }
 }
+
+@Suite("HTTP1ConnectionStateMachine interim responses")
+struct HTTP1InterimResponseBoundTests {
+    @Test func interimHeadsBeyondTheBoundFailTheRequest() {
+        var machine = HTTP1ConnectionStateMachine()
+        _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        let hints = HTTPResponseHead(version: .http1_1, status: .init(statusCode: 103))
+        for _ in 0..<HTTP1ConnectionStateMachine.maximumInterimResponses {
+            #expect(machine.receivedResponseHead(hints) == .none)
+        }
+        let action = machine.receivedResponseHead(hints)
+        guard case .failRequest(.protocolViolation(let reason), .close, retryable: false) = action else {
+            Issue.record("expected a failure, got \(action)")
+            return
+        }
+        #expect(reason.contains("more than \(HTTP1ConnectionStateMachine.maximumInterimResponses) interim (1xx) responses"))
+        #expect(machine.state == .closing)
+    }
+}
