@@ -163,6 +163,50 @@ struct SecurityPolicyTests {
         #expect(await policy.evaluation(serverChain: client, forDomain: "localhost", at: now) == .trusted)
     }
 
+    /// RFC 5280 4.2.1.6: a leaf with an empty subject carries its names in a critical subject
+    /// alternative names extension. Every policy must accept it, the basic X.509 one (which reads
+    /// no names, like `SecPolicyCreateBasicX509`) included.
+    @Test func criticalSubjectAlternativeNamesPassEveryPolicy() async throws {
+        let day: TimeInterval = 24 * 60 * 60
+        let rootKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName { CommonName("Critical Names Root") }
+        let rootExtensions = try X509.Certificate.Extensions {
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+            Critical(KeyUsage(keyCertSign: true))
+        }
+        let leafKey = P256.Signing.PrivateKey()
+        let leafExtensions = try X509.Certificate.Extensions {
+            Critical(BasicConstraints.notCertificateAuthority)
+            Critical(KeyUsage(digitalSignature: true))
+            try ExtendedKeyUsage([.serverAuth])
+            Critical(SubjectAlternativeNames([.dnsName("localhost")]))
+        }
+        func encoded(_ subject: DistinguishedName, _ key: P256.Signing.PublicKey, _ extensions: X509.Certificate.Extensions) throws
+            -> Courier.Certificate
+        {
+            let certificate = try X509.Certificate(
+                version: .v3, serialNumber: X509.Certificate.SerialNumber(), publicKey: X509.Certificate.PublicKey(key),
+                notValidBefore: now - day, notValidAfter: now + day, issuer: rootName, subject: subject,
+                signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: X509.Certificate.PrivateKey(rootKey)
+            )
+            var serializer = DER.Serializer()
+            try serializer.serialize(certificate)
+            return try Courier.Certificate(derEncoded: Data(serializer.serializedBytes))
+        }
+        let root = try encoded(rootName, rootKey.publicKey, rootExtensions)
+        let leaf = try encoded(DistinguishedName(), leafKey.publicKey, leafExtensions)
+
+        var policy = SecurityPolicy.default
+        policy.trustedRootCertificates = [root]
+        #expect(await policy.evaluation(serverChain: [leaf], forDomain: "localhost", at: now) == .trusted)
+        #expect(await policy.evaluation(serverChain: [leaf], forDomain: nil, at: now) == .trusted)
+        policy.validatesDomainName = false
+        #expect(await policy.evaluation(serverChain: [leaf], forDomain: "localhost", at: now) == .trusted)
+        policy.pinningMode = .certificate
+        policy.pinnedCertificates = [leaf]
+        #expect(await policy.evaluation(serverChain: [leaf], forDomain: "localhost", at: now) == .trusted)
+    }
+
     // MARK: - Step 1 and allowInvalidCertificates
 
     @Test func step1AllowInvalidWithDomainValidationNeedsPinning() async throws {

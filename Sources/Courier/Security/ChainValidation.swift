@@ -101,8 +101,11 @@ struct ValidityPeriodPolicy: VerifierPolicy {
 /// `allowsLegacyV1Issuers`; then swift-certificates' `RFC5280Policy` checks basic constraints
 /// (`cA` true, path length), name constraints and versions.
 ///
-/// Declares extended key usage handled: ``ServerNamePolicy`` enforces it for TLS servers, and
-/// AFN's basic X.509 policy ignores it.
+/// Declares extended key usage and subject alternative names handled: ``ServerNamePolicy``
+/// enforces both for TLS servers (the names only with a host), AFN's basic X.509 policy ignores
+/// them, and name constraints read the names. Otherwise a leaf whose names sit in a critical
+/// extension (required when its subject is empty, RFC 5280 4.2.1.6) could not be validated
+/// without a host name check.
 struct ChainStructurePolicy: VerifierPolicy {
     private var rfc5280: RFC5280Policy
     private let allowsLegacyV1Issuers: Bool
@@ -113,7 +116,7 @@ struct ChainStructurePolicy: VerifierPolicy {
     }
 
     var verifyingCriticalExtensions: [ASN1ObjectIdentifier] {
-        rfc5280.verifyingCriticalExtensions + [.X509ExtensionID.extendedKeyUsage]
+        rfc5280.verifyingCriticalExtensions + [.X509ExtensionID.extendedKeyUsage, .X509ExtensionID.subjectAlternativeName]
     }
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
