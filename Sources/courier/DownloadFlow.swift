@@ -52,6 +52,10 @@ struct DownloadFlow {
             request, resumeData: resumeData, with: manager,
             progress: { done, total in bar.update(done: done, total: total) },
             destination: { temporary, response in
+                // 416 with the partial file itself: it already holds the whole resource.
+                if response.statusCode == 416, temporary.standardizedFileURL == partialURL.standardizedFileURL, let outputURL {
+                    return outputURL
+                }
                 guard (200..<300).contains(response.statusCode) else { return temporary }
                 if let outputURL { return outputURL }
                 return Self.uniqueURL(for: Self.suggestedFileName(response: response, url: requestURL))
@@ -68,7 +72,9 @@ struct DownloadFlow {
             let head = ExchangePrinter(options: OutputOptions(isTerminal: isatty(STDERR_FILENO) == 1)).responseHead(response)
             FileHandle.standardError.write(Data(head.utf8))
         }
-        guard (200..<300).contains(response.statusCode) else {
+        let alreadyComplete = response.statusCode == 416 && outputURL != nil
+            && exchange.fileURL?.standardizedFileURL == outputURL?.standardizedFileURL
+        guard (200..<300).contains(response.statusCode) || alreadyComplete else {
             if let file = exchange.fileURL, file != outputURL, file != partialURL { try? FileManager.default.removeItem(at: file) }
             if outputURL == nil { try? FileManager.default.removeItem(at: partialURL) }
             let status = ExitStatus.checking(statusCode: response.statusCode) ?? .error

@@ -133,6 +133,19 @@ struct DownloadCLITests {
         #expect(Self.contents(directory) == ["big.bin"])
     }
 
+    @Test("--continue with a FILE.part that is already whole (416) renames it into place")
+    func completePartFileIsRenamed() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("whole.bin")
+        try Self.alphabet(5_000).write(to: directory.appendingPathComponent("whole.bin.part"))
+        let run = try await CourierProcess.run(["-d", "-c", "-o", file.path, server.baseURL.absoluteString + "/range/5000"])
+        #expect(run.status == 0, "\(run)")
+        #expect(try Data(contentsOf: file) == Self.alphabet(5_000))
+        #expect(Self.contents(directory) == ["whole.bin"])
+    }
+
     @Test("a download killed mid-transfer leaves FILE.part, which --continue completes")
     func killedDownloadResumes() async throws {
         let server = try await TestServer.start()
