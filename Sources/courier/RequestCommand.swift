@@ -293,7 +293,10 @@ struct RequestCommand: AsyncParsableCommand {
         guard file.length <= 1 << 20 else {
             return Data("(body of \(file.length) bytes from \(file.url.path), not shown)".utf8)
         }
-        return try RequestBuilder.contents(ofFile: file.url.path)
+        // At most the length checked: the file may have grown since.
+        let handle = try FileHandle(forReadingFrom: file.url)
+        defer { try? handle.close() }
+        return try handle.read(upToCount: Int(file.length)) ?? Data()
     }
 
     /// The multipart body for `B`, when its parts can be read twice and it is small enough.
