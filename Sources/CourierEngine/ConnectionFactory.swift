@@ -5,8 +5,9 @@ import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
-/// Opens connections: DNS, TCP (each resolved address in turn), TLS with the verification
-/// hook, and the HTTP/1.1 pipeline. Records the timings of each phase.
+/// Opens connections: DNS, TCP (the resolved addresses raced by NIO's Happy Eyeballs
+/// connector, RFC 8305), TLS with the verification hook, and the HTTP/1.1 pipeline. Records
+/// the timings of each phase.
 struct ConnectionFactory: Sendable {
     let configuration: EngineConfiguration
     let group: any EventLoopGroup
@@ -86,32 +87,31 @@ struct ConnectionFactory: Sendable {
         let (connectHost, connectPort) = configuration.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
         if (try? SocketAddress(ipAddress: connectHost, port: connectPort)) != nil {
             addresses = try await HostResolver.resolve(host: connectHost, port: connectPort)
+        } else if let resolveOverride = configuration.resolveOverride {
+            addresses = resolveOverride(connectHost, connectPort)
         } else {
             info.domainLookupStart = Date()
             addresses = try await HostResolver.resolve(host: connectHost, port: connectPort)
             info.domainLookupEnd = Date()
         }
-        info.connectStart = Date()
-        var lastError = EngineError.cannotConnect(host: connectHost, port: connectPort, reason: "no address")
-        for address in addresses {
-            guard NIODeadline.now() < deadline else { throw .timedOut(.connect) }
-            do {
-                return try await connect(id: id, key: key, address: address, info: info, deadline: deadline)
-            } catch {
-                lastError = error
-                switch error {
-                case .cannotConnect: continue
-                default: throw error
-                }
-            }
+        guard !addresses.isEmpty else {
+            throw .dnsFailure(host: connectHost, reason: "no IPv4 or IPv6 address")
         }
-        throw lastError
+        guard NIODeadline.now() < deadline else { throw .timedOut(.connect) }
+        info.connectStart = Date()
+        return try await connect(
+            id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
+            deadline: deadline)
     }
 
+    /// Connects to one of `addresses` (all of `connectHost`): NIO's Happy Eyeballs connector
+    /// staggers the attempts within the one deadline, and the first to connect wins.
     private func connect(
         id: ConnectionPoolStateMachine.ConnectionID,
         key: ConnectionKey,
-        address: SocketAddress,
+        addresses: [SocketAddress],
+        connectHost: String,
+        connectPort: Int,
         info: ConnectionInfo,
         deadline: NIODeadline
     ) async throws(EngineError) -> HTTP1Connection {
@@ -144,6 +144,7 @@ struct ConnectionFactory: Sendable {
 
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(remaining)
+            .resolver(PreResolvedAddresses(addresses: addresses, eventLoop: group.any()))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 do {
@@ -209,7 +210,7 @@ struct ConnectionFactory: Sendable {
 
         let channel: any Channel
         do {
-            channel = try await bootstrap.connect(to: address).get()
+            channel = try await bootstrap.connect(host: connectHost, port: connectPort).get()
         } catch let error as ChannelError {
             if case .connectTimeout = error { throw .timedOut(.connect) }
             throw .cannotConnect(host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: Self.viaProxy(proxy, "\(error)"))

@@ -20,6 +20,8 @@ public struct EngineConfiguration: Sendable {
     public var proxy: EngineProxy?
     /// Response decompression (gzip and deflate). Default on, with a guard against bombs.
     public var decompression: Decompression = .enabled()
+    /// Replaces DNS (tests): the addresses a host name resolves to, in the order to try them.
+    var resolveOverride: (@Sendable (_ host: String, _ port: Int) -> [SocketAddress])?
 
     /// Whether and how far responses are decompressed.
     public enum Decompression: Sendable {

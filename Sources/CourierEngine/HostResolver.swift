@@ -9,7 +9,8 @@ import NIOCore
 import NIOPosix
 
 /// Resolves a host name to socket addresses with `getaddrinfo` on NIO's thread pool, so the
-/// engine can time DNS separately and try every address in turn.
+/// engine can time DNS separately; NIO's Happy Eyeballs connector (RFC 8305) then races the
+/// addresses through ``PreResolvedAddresses``.
 enum HostResolver {
     static func resolve(host: String, port: Int) async throws(EngineError) -> [SocketAddress] {
         if let literal = try? SocketAddress(ipAddress: host, port: port) {
@@ -67,4 +68,24 @@ enum HostResolver {
         }
         return .success(addresses)
     }
+}
+
+/// Hands NIO's Happy Eyeballs connector (`ClientBootstrap.connect(host:port:)`) addresses
+/// already resolved by ``HostResolver``: IPv6 as the AAAA answer, IPv4 as the A answer, each
+/// in getaddrinfo's (RFC 6724) order. The connector then staggers the attempts (IPv6 first,
+/// 250 ms apart) within one connect timeout, as RFC 8305 describes, instead of trying each
+/// address in turn with the whole timeout.
+struct PreResolvedAddresses: Resolver, Sendable {
+    let addresses: [SocketAddress]
+    let eventLoop: any EventLoop
+
+    func initiateAQuery(host: String, port: Int) -> EventLoopFuture<[SocketAddress]> {
+        eventLoop.makeSucceededFuture(addresses.filter { $0.protocol == .inet })
+    }
+
+    func initiateAAAAQuery(host: String, port: Int) -> EventLoopFuture<[SocketAddress]> {
+        eventLoop.makeSucceededFuture(addresses.filter { $0.protocol == .inet6 })
+    }
+
+    func cancelQueries() {}
 }

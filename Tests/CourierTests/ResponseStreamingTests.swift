@@ -116,7 +116,7 @@ struct ResponseStreamingTests {
             let manager = URLSessionManager()
             manager.credential = URLCredential(user: "user", password: "secret", persistence: .forSession)
             let completions = CompletionRecorder()
-            manager.setTaskDidCompleteBlock { task, error in completions.handler(task.response as? HTTPURLResponse, nil, error) }
+            manager.setTaskDidCompleteBlock { task, error in completions.handler(task.response, nil, error) }
 
             let (redirected, redirectedBody) = try await manager.bytes(for: URLRequest(url: server.sessionURL("/redirect/2")))
             #expect(redirected.statusCode == 200)
