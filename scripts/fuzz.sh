@@ -18,6 +18,9 @@ seconds=$2
 shift 2
 
 scratch=Fuzz/.build
+# SwiftPM caches the root package's source list for a path dependency; drop it so added or
+# removed files are seen.
+rm -f "$scratch"/*/debug/description.json
 swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address \
     --product courier-fuzz 2>&1 | grep -E "error|warning: |Build complete" | grep -v "/.build/checkouts/" || true
 binary="$scratch/debug/courier-fuzz"
