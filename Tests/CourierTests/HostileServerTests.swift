@@ -1,0 +1,166 @@
+import Courier
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Every hostile server shape (``HostileCase/all``) against every task kind, through the
+/// session layer: each run must end in its typed error within the hang bound, call its
+/// completion exactly once, and leave no task, socket, descriptor or temporary file behind.
+///
+/// Serialized, so that the process's descriptor count means something; with
+/// `COURIER_HOSTILE_FD_BASELINE=1` the count must also return to where it was before each run
+/// (only meaningful when this suite runs alone: other suites open descriptors meanwhile).
+@Suite("Hostile servers", .serialized)
+struct HostileServerTests {
+    /// How long a run may take to complete before it counts as hung.
+    static let hangBound: Double = 30
+    static let uploadBytes = 64 << 10
+
+    @Test("a hostile server ends the task in its typed error, once, leaving nothing behind", arguments: HostileRun.matrix(HostileCase.all))
+    func hostileServer(_ run: HostileRun) async throws {
+        try await Self.check(run)
+    }
+
+    @Test("the hostile server counts connections and closes stalled ones on shutdown")
+    func serverCountsConnections() async throws {
+        let server = try await HostileServer.start(HostileScript([.readHead, .stall]))
+        let manager = URLSessionManager()
+        let completions = HostileCompletions()
+        manager.dataTask(with: URLRequest(url: server.url("/stall")), completionHandler: { _, _, error in completions.record(error) }).resume()
+        try await eventually(within: Self.hangBound) { server.requestHeads.count == 1 }
+        #expect(server.connectionsAccepted == 1)
+        #expect(server.openConnections == 1)
+        #expect(server.requestHeads.first?.hasPrefix("GET /stall HTTP/1.1\r\n") == true)
+        try await server.shutdown()
+        #expect(server.openConnections == 0)
+        #expect(await completions.wait(upTo: Self.hangBound))
+        manager.invalidateSessionCancelingTasks(true, resetSession: false)
+    }
+
+    /// One well-behaved exchange through a manager that is then invalidated, with every socket closed.
+    static func warmUp() async throws {
+        try await HostileServer.withRunning(.ok()) { server in
+            let manager = URLSessionManager()
+            let completions = HostileCompletions()
+            manager.dataTask(with: URLRequest(url: server.url("/warm-up")), completionHandler: { _, _, error in completions.record(error) }).resume()
+            _ = await completions.wait(upTo: hangBound)
+            manager.invalidateSessionCancelingTasks(true, resetSession: false)
+            try await eventually(within: hangBound) { server.openConnections == 0 && HostileLeakProbe.clientSockets(toPort: server.port) == 0 }
+        }
+    }
+
+    static func check(_ run: HostileRun) async throws {
+        let hostileCase = run.hostileCase
+        let label = run.testDescription
+        let strictDescriptors = ProcessInfo.processInfo.environment["COURIER_HOSTILE_FD_BASELINE"] == "1"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let uploadFile = directory.appendingPathComponent("upload.bin")
+        try Data(repeating: 0x61, count: uploadBytes).write(to: uploadFile)
+        let partialFile = directory.appendingPathComponent("partial.bin")
+        try Data("01234".utf8).write(to: partialFile)
+        let destination = directory.appendingPathComponent("downloaded.bin")
+
+        // Whatever the first exchange of a process creates for good (event loop threads, the
+        // engine's thread pool) must be in the baseline.
+        if strictDescriptors { try await warmUp() }
+        let descriptorsBefore = HostileLeakProbe.openDescriptorCount()
+        let temporaryFilesBefore = HostileLeakProbe.downloadTemporaryFiles()
+
+        let server = try await HostileServer.start(hostileCase.script, tls: hostileCase.tls)
+        var configuration = SessionConfiguration()
+        configuration.timeoutIntervalForRequest = hostileCase.requestTimeout
+        if hostileCase.tls != nil {
+            configuration.tls.additionalTrustRootsDER = [try TestCertificateAuthority.shared.rootCertificateDER]
+        }
+        let manager = URLSessionManager(configuration: configuration)
+        manager.responseSerializer = HTTPResponseSerializer()
+        let completions = HostileCompletions()
+        let url = server.url("/hostile")
+
+        let task: SessionTask
+        switch run.kind {
+        case .data:
+            task = manager.dataTask(with: URLRequest(url: url), completionHandler: { _, _, error in completions.record(error) })
+        case .uploadData:
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            task = manager.uploadTask(with: request, from: Data(repeating: 0x62, count: uploadBytes), completionHandler: { _, _, error in completions.record(error) })
+        case .uploadFile:
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            task = manager.uploadTask(with: request, fromFile: uploadFile, completionHandler: { _, _, error in completions.record(error) })
+        case .download:
+            task = manager.downloadTask(with: URLRequest(url: url), destination: { _, _ in destination }) { _, _, error in
+                completions.record(error)
+            }
+        case .resumedDownload:
+            let resumeData = DownloadResumeData(request: URLRequest(url: url), partialFileURL: partialFile, validator: "\"v1\"")
+            task = manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }) { _, _, error in
+                completions.record(error)
+            }
+        }
+        task.resume()
+
+        let finished = await completions.wait(upTo: hangBound)
+        if !finished {
+            Issue.record("\(label): no completion within \(hangBound) s (hung)")
+            task.cancel()
+            _ = await completions.wait(upTo: hangBound)
+        }
+        let error = completions.error
+        let expected = hostileCase.expectation(for: run.kind)
+        let outcome = error.map { String(reflecting: $0) } ?? "success (no error)"
+        print("hostile: \(label) → \(outcome)")
+        if finished && !expected.matches(error) {
+            Issue.record("\(label): expected \(expected), got \(outcome)")
+        }
+
+        // No leaked task: the manager forgets a task before its completion runs.
+        try await eventually(within: hangBound) { manager.tasks.isEmpty }
+        if !manager.tasks.isEmpty { Issue.record("\(label): tasks left in the manager: \(manager.tasks)") }
+
+        // No leaked socket: closing the pool's idle connections closes every connection.
+        manager.invalidateSessionCancelingTasks(true, resetSession: false)
+        try await eventually(within: hangBound) { server.openConnections == 0 && HostileLeakProbe.clientSockets(toPort: server.port) == 0 }
+        if server.openConnections != 0 { Issue.record("\(label): the server still has \(server.openConnections) open connection(s)") }
+        let clientSockets = HostileLeakProbe.clientSockets(toPort: server.port)
+        if clientSockets != 0 { Issue.record("\(label): \(clientSockets) client socket(s) to the server still open") }
+        try await server.shutdown()
+
+        // No leaked temporary file. A failed download may keep its bytes as resume data (as
+        // URLSession does); that file is the caller's to resume or delete.
+        // Only download tasks write such files; other processes' downloads share the directory,
+        // so a file of theirs can pass by but not stay.
+        let keptForResume = (task as? DownloadTask)?.resumeData.map { $0.partialFileURL.standardizedFileURL.path }
+        func leaked() -> Set<String> {
+            guard run.kind.isDownload else { return [] }
+            return HostileLeakProbe.downloadTemporaryFiles().subtracting(temporaryFilesBefore).filter { $0 != keptForResume }
+        }
+        try await eventually(within: hangBound) { leaked().isEmpty }
+        let leakedFiles = leaked()
+        if !leakedFiles.isEmpty { Issue.record("\(label): temporary files left behind: \(leakedFiles.sorted()) (kept as resume data: \(keptForResume ?? "none"))") }
+        if let keptForResume, keptForResume != partialFile.standardizedFileURL.path {
+            try? FileManager.default.removeItem(atPath: keptForResume)
+        }
+        if FileManager.default.fileExists(atPath: destination.path) && error != nil {
+            Issue.record("\(label): a failed download left a file at its destination")
+        }
+
+        // Exactly one completion (checked after the invalidation, which cancels what is left).
+        #expect(completions.count == 1, "\(label): completion called \(completions.count) times")
+
+        let descriptorsAfter = HostileLeakProbe.openDescriptorCount()
+        if strictDescriptors {
+            try await eventually(within: hangBound) { HostileLeakProbe.openDescriptorCount() <= descriptorsBefore }
+            let now = HostileLeakProbe.openDescriptorCount()
+            if now > descriptorsBefore { Issue.record("\(label): \(now - descriptorsBefore) descriptor(s) more than before the run") }
+        } else if descriptorsAfter > descriptorsBefore {
+            print("\(label): \(descriptorsAfter - descriptorsBefore) descriptor(s) more than before (not checked: other suites may be running)")
+        }
+    }
+}
