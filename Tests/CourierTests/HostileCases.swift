@@ -61,6 +61,8 @@ struct HostileCase: Sendable, CustomStringConvertible {
     var tls: ServerChainKind? = nil
     /// The manager's idle timeout (`timeoutIntervalForRequest`): short where the case stalls.
     var requestTimeout: TimeInterval = 15
+    /// The manager's `maximumResponseBodySize`, when the case needs a smaller one than the default.
+    var maximumResponseBodySize: Int64? = nil
     /// The task kinds the case applies to.
     var kinds: [HostileTaskKind] = HostileTaskKind.allCases
     /// Where a task kind must end otherwise than ``expected``.
@@ -115,6 +117,15 @@ struct HostileCase: Sendable, CustomStringConvertible {
             HostileCase(
                 name: "Content-Length 2^63-1, then close", script: .lyingContentLength(claimed: "9223372036854775807", sent: 10),
                 expected: .responseBodyTooLarge, byKind: [.download: .connectionLost, .resumedDownload: .connectionLost]),
+            // Without a length to refuse up front, the limit stops the body as it grows.
+            HostileCase(
+                name: "chunked body past the body-size limit",
+                script: answer(["Transfer-Encoding: chunked"], String(repeating: "10000\r\n" + String(repeating: "y", count: 0x10000) + "\r\n", count: 16) + "0\r\n\r\n"),
+                expected: .responseBodyTooLarge, maximumResponseBodySize: 256 << 10, kinds: [.data, .uploadData, .uploadFile]),
+            HostileCase(
+                name: "close-delimited body past the body-size limit",
+                script: answer(["Connection: close"], String(repeating: "z", count: 1 << 20)),
+                expected: .responseBodyTooLarge, maximumResponseBodySize: 256 << 10, kinds: [.data, .uploadData, .uploadFile]),
             HostileCase(
                 name: "206 whose Content-Range starts elsewhere",
                 script: answer(["Content-Range: bytes 0-9/10", "Content-Length: 10", "ETag: \"v1\""], "0123456789", status: "206 Partial Content"),

@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 
 /// Every hostile server shape (``HostileCase/all``) against every task kind, through the
@@ -40,6 +41,54 @@ struct HostileServerTests {
         manager.invalidateSessionCancelingTasks(true, resetSession: false)
     }
 
+    /// A download whose destination is a directory (`courier -d -o .` once wiped the working
+    /// directory): the directory and what it holds survive, the completion runs once, and the
+    /// downloaded bytes are not lost in a hidden temporary file the caller can't find.
+    @Test("a download onto a directory deletes nothing", arguments: [HostileTaskKind.download, .resumedDownload])
+    func downloadOntoADirectory(_ kind: HostileTaskKind) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-hostile-\(UUID().uuidString)")
+        let target = directory.appendingPathComponent("target", isDirectory: true)
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let precious = target.appendingPathComponent("precious.txt")
+        try Data("keep me".utf8).write(to: precious)
+        let partialFile = directory.appendingPathComponent("partial.bin")
+        try Data("01234".utf8).write(to: partialFile)
+        let temporaryFilesBefore = HostileLeakProbe.downloadTemporaryFiles()
+
+        try await HostileServer.withRunning(.ok("0123456789")) { server in
+            let manager = URLSessionManager()
+            let completions = HostileCompletions()
+            let fileURL = Mutex<URL?>(nil)
+            let handler: @Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void = { _, url, error in
+                fileURL.withLock { $0 = url }
+                completions.record(error)
+            }
+            let task: DownloadTask
+            if kind == .resumedDownload {
+                let resumeData = DownloadResumeData(request: URLRequest(url: server.url("/file")), partialFileURL: partialFile, validator: "\"v1\"")
+                task = manager.downloadTask(withResumeData: resumeData, destination: { _, _ in target }, completionHandler: handler)
+            } else {
+                task = manager.downloadTask(with: URLRequest(url: server.url("/file")), destination: { _, _ in target }, completionHandler: handler)
+            }
+            task.resume()
+            #expect(await completions.wait(upTo: Self.hangBound), "no completion within \(Self.hangBound) s")
+            print("hostile: download onto a directory × \(kind.rawValue) → error: \(completions.error.map { String(reflecting: $0) } ?? "none"), file: \(fileURL.withLock { $0 }?.path ?? "none")")
+            #expect(FileManager.default.fileExists(atPath: precious.path), "the directory's content was deleted")
+            #expect((try? Data(contentsOf: precious)) == Data("keep me".utf8))
+            #expect(fileURL.withLock { $0 }?.standardizedFileURL.path != target.standardizedFileURL.path, "the completion claims the directory is the download")
+            try await eventually(within: Self.hangBound) { manager.tasks.isEmpty }
+            manager.invalidateSessionCancelingTasks(true, resetSession: false)
+            try await eventually(within: Self.hangBound) { server.openConnections == 0 && HostileLeakProbe.clientSockets(toPort: server.port) == 0 }
+            #expect(completions.count == 1)
+            // What the completion handed over is the caller's; anything else is a leak.
+            let handedOver = fileURL.withLock { $0 }?.standardizedFileURL.path
+            let leaked = HostileLeakProbe.downloadTemporaryFiles().subtracting(temporaryFilesBefore).filter { $0 != handedOver }
+            #expect(leaked.isEmpty, "temporary files left behind: \(leaked.sorted())")
+            if let handedOver, handedOver != partialFile.standardizedFileURL.path { try? FileManager.default.removeItem(atPath: handedOver) }
+        }
+    }
+
     /// One well-behaved exchange through a manager that is then invalidated, with every socket closed.
     static func warmUp() async throws {
         try await HostileServer.withRunning(.ok()) { server in
@@ -74,6 +123,7 @@ struct HostileServerTests {
         let server = try await HostileServer.start(hostileCase.script, tls: hostileCase.tls)
         var configuration = SessionConfiguration()
         configuration.timeoutIntervalForRequest = hostileCase.requestTimeout
+        if let limit = hostileCase.maximumResponseBodySize { configuration.maximumResponseBodySize = limit }
         if hostileCase.tls != nil {
             configuration.tls.additionalTrustRootsDER = [try TestCertificateAuthority.shared.rootCertificateDER]
         }
