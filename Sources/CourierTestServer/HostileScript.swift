@@ -17,8 +17,8 @@ public enum HostileStep: Sendable, Equatable {
     /// Never goes on: the connection stays open, silent, until the client closes it or the
     /// server shuts down.
     case stall
-    /// Closes with `SO_LINGER` 0, so the client gets a TCP reset (over TLS: without a
-    /// close_notify).
+    /// Closes with `SO_LINGER` 0, so the client gets a TCP reset (over TLS, NIOSSL sends its
+    /// close_notify first, so a client sees a clean close rather than the reset).
     case reset
     /// Closes the server's writing half (a FIN, or a close_notify over TLS) and keeps reading.
     case halfClose
