@@ -89,6 +89,72 @@ struct HostileServerTests {
         }
     }
 
+    /// A redirect to another origin that asks for credentials (the `--auth-type digest` leak:
+    /// `Basic` and the password went to the host reached by redirect): the session credential,
+    /// and `Authorization` and `Proxy-Authorization` set on the request, never reach it.
+    @Test("credentials stay with their origin across a redirect", arguments: HostileTaskKind.allCases)
+    func credentialsStayWithTheirOrigin(_ kind: HostileTaskKind) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let uploadFile = directory.appendingPathComponent("upload.bin")
+        try Data(repeating: 0x61, count: 1024).write(to: uploadFile)
+        let partialFile = directory.appendingPathComponent("partial.bin")
+        try Data("01234".utf8).write(to: partialFile)
+        let destination = directory.appendingPathComponent("downloaded.bin")
+
+        let challenge = HostileScript(
+            [.readHead, .readBody, .head("401 Unauthorized", ["WWW-Authenticate: Basic realm=\"elsewhere\"", "WWW-Authenticate: Digest realm=\"elsewhere\", nonce=\"abc\"", "Content-Length: 0"])],
+            afterwards: .repeatSteps)
+        try await HostileServer.withRunning(challenge) { elsewhere in
+            let redirect = HostileScript.answer(status: "307 Temporary Redirect", headers: ["Location: \(elsewhere.url("/elsewhere").absoluteString)", "Content-Length: 0"])
+            try await HostileServer.withRunning(redirect) { origin in
+                let manager = URLSessionManager()
+                manager.credential = URLCredential(user: "user", password: "secret-password", persistence: .forSession)
+                let completions = HostileCompletions()
+                var request = URLRequest(url: origin.url("/start"))
+                request.setValue("Basic dXNlcjpzZWNyZXQtcGFzc3dvcmQ=", forHTTPHeaderField: "Authorization")
+                request.setValue("Basic cHJveHk6c2VjcmV0", forHTTPHeaderField: "Proxy-Authorization")
+                let task: SessionTask
+                switch kind {
+                case .data:
+                    task = manager.dataTask(with: request, completionHandler: { _, _, error in completions.record(error) })
+                case .uploadData:
+                    request.httpMethod = "POST"
+                    task = manager.uploadTask(with: request, from: Data(repeating: 0x62, count: 1024), completionHandler: { _, _, error in completions.record(error) })
+                case .uploadFile:
+                    request.httpMethod = "POST"
+                    task = manager.uploadTask(with: request, fromFile: uploadFile, completionHandler: { _, _, error in completions.record(error) })
+                case .download:
+                    task = manager.downloadTask(with: request, destination: { _, _ in destination }, completionHandler: { _, _, error in completions.record(error) })
+                case .resumedDownload:
+                    let resumeData = DownloadResumeData(request: request, partialFileURL: partialFile, validator: "\"v1\"")
+                    task = manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }, completionHandler: { _, _, error in completions.record(error) })
+                }
+                task.resume()
+                #expect(await completions.wait(upTo: Self.hangBound), "no completion within \(Self.hangBound) s")
+                print("hostile: cross-origin 401 × \(kind.rawValue) → \(completions.error.map { String(reflecting: $0) } ?? "success (no error)"); heads elsewhere: \(elsewhere.requestHeads.count)")
+                #expect(origin.requestHeads.count == 1)
+                #expect(elsewhere.requestHeads.count >= 1, "the redirect was not followed")
+                for head in elsewhere.requestHeads {
+                    let lowered = head.lowercased()
+                    #expect(!lowered.contains("\r\nauthorization:"), "credentials sent to another origin: \(head)")
+                    #expect(!lowered.contains("\r\nproxy-authorization:"), "proxy credentials sent to another origin: \(head)")
+                }
+                try await eventually(within: Self.hangBound) { manager.tasks.isEmpty }
+                manager.invalidateSessionCancelingTasks(true, resetSession: false)
+                try await eventually(within: Self.hangBound) {
+                    origin.openConnections == 0 && elsewhere.openConnections == 0
+                        && HostileLeakProbe.clientSockets(toPort: origin.port) == 0 && HostileLeakProbe.clientSockets(toPort: elsewhere.port) == 0
+                }
+                #expect(completions.count == 1)
+                if let kept = (task as? DownloadTask)?.resumeData?.partialFileURL, kept.standardizedFileURL.path != partialFile.standardizedFileURL.path {
+                    try? FileManager.default.removeItem(at: kept)
+                }
+            }
+        }
+    }
+
     /// One well-behaved exchange through a manager that is then invalidated, with every socket closed.
     static func warmUp() async throws {
         try await HostileServer.withRunning(.ok()) { server in
