@@ -23,6 +23,11 @@ enum HostileExpectation: Sendable, CustomStringConvertible {
     case decompressionLimit
     case responseBodyTooLarge
     case invalidResumeResponse
+    case cannotConnect
+    case tlsHandshakeFailed
+    case unacceptableStatusCode(Int)
+    /// Either outcome: a race the client can't control (whether a reset or the answer comes first).
+    indirect case either(HostileExpectation, HostileExpectation)
     /// Any typed `CourierError` but a cancellation: for defects being fixed whose error case
     /// does not exist yet (the note says which fix, and what the case should become).
     case anyTypedFailure(note: String)
@@ -34,6 +39,9 @@ enum HostileExpectation: Sendable, CustomStringConvertible {
         case (.protocolViolation, .engine(.protocolViolation)): return true
         case (.decompressionLimit, .engine(.decompressionLimitExceeded)): return true
         case (.responseBodyTooLarge, .responseBodyTooLarge), (.invalidResumeResponse, .invalidResumeResponse): return true
+        case (.cannotConnect, .cannotConnect), (.tlsHandshakeFailed, .engine(.tlsHandshakeFailed)): return true
+        case (.unacceptableStatusCode(let status), .unacceptableStatusCode(let response, _, _)): return response.statusCode == status
+        case (.either(let first, let second), _): return first.matches(error) || second.matches(error)
         case (.anyTypedFailure, .cancelled): return false
         case (.anyTypedFailure, _): return true
         default: return false
@@ -48,6 +56,10 @@ enum HostileExpectation: Sendable, CustomStringConvertible {
         case .decompressionLimit: return "CourierError.engine(.decompressionLimitExceeded)"
         case .responseBodyTooLarge: return "CourierError.responseBodyTooLarge"
         case .invalidResumeResponse: return "CourierError.invalidResumeResponse"
+        case .cannotConnect: return "CourierError.cannotConnect"
+        case .tlsHandshakeFailed: return "CourierError.engine(.tlsHandshakeFailed)"
+        case .unacceptableStatusCode(let status): return "CourierError.unacceptableStatusCode(\(status))"
+        case .either(let first, let second): return "\(first) or \(second)"
         case .anyTypedFailure(let note): return "a typed CourierError (\(note))"
         }
     }
@@ -63,6 +75,8 @@ struct HostileCase: Sendable, CustomStringConvertible {
     var requestTimeout: TimeInterval = 15
     /// The manager's `maximumResponseBodySize`, when the case needs a smaller one than the default.
     var maximumResponseBodySize: Int64? = nil
+    /// The client speaks TLS to a server that doesn't.
+    var httpsToPlainServer = false
     /// The task kinds the case applies to.
     var kinds: [HostileTaskKind] = HostileTaskKind.allCases
     /// Where a task kind must end otherwise than ``expected``.
@@ -112,6 +126,21 @@ struct HostileCase: Sendable, CustomStringConvertible {
                 expected: .protocolViolation),
             HostileCase(name: "Content-Length -1", script: .lyingContentLength(claimed: "-1", sent: 10), expected: .protocolViolation),
             HostileCase(name: "Content-Length 99999999999999999999", script: .lyingContentLength(claimed: "99999999999999999999", sent: 10), expected: .protocolViolation),
+            // The answer comes before the upload's body was read, and the connection closes.
+            HostileCase(
+                name: "413 before the body, then close",
+                script: HostileScript([.readHead, .head("413 Payload Too Large", ["Content-Length: 0", "Connection: close"]), .close]),
+                expected: .unacceptableStatusCode(413),
+                byKind: [
+                    .uploadData: .either(.unacceptableStatusCode(413), .connectionLost),
+                    .uploadFile: .either(.unacceptableStatusCode(413), .connectionLost),
+                ]),
+            HostileCase(
+                name: "plain HTTP answering a TLS client hello",
+                script: HostileScript([.write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"), .close]),
+                // The session reports .engine(.tlsHandshakeFailed); CourierError(EngineError) maps
+                // the same failure to .cannotConnect: either is accepted until they agree.
+                expected: .either(.tlsHandshakeFailed, .cannotConnect), httpsToPlainServer: true),
             // A data or upload task refuses a body larger than its limit from the head; a
             // download takes what comes, and the early close is a lost connection.
             HostileCase(
