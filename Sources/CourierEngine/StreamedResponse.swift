@@ -54,21 +54,21 @@ public final class ResponseBody: AsyncSequence, Sendable {
     // MARK: Producer side (event loop)
 
     func append(_ chunk: ByteBuffer) {
-        let (waiter, pause): (CheckedContinuation<ByteBuffer?, any Error>?, EngineTask?) = state.withLock { state in
+        let waiter: CheckedContinuation<ByteBuffer?, any Error>? = state.withLock { state in
             if let waiter = state.waiter {
                 state.waiter = nil
-                return (waiter, nil)
+                return waiter
             }
             state.chunks.append(chunk)
             state.bufferedBytes += chunk.readableBytes
             if !state.paused, state.bufferedBytes > Self.highWatermark {
                 state.paused = true
-                return (nil, state.task)
+                // Under the lock: a resume decided by the consumer can't overtake this pause.
+                state.task?.setReadingPaused(true)
             }
-            return (nil, nil)
+            return nil
         }
         waiter?.resume(returning: chunk)
-        pause?.setReadingPaused(true)
     }
 
     func finish(_ result: Result<EngineMetrics, EngineError>) {
@@ -90,7 +90,7 @@ public final class ResponseBody: AsyncSequence, Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
                 enum Outcome {
-                    case chunk(ByteBuffer, resume: EngineTask?)
+                    case chunk(ByteBuffer)
                     case end(Result<EngineMetrics, EngineError>)
                     case wait
                 }
@@ -99,17 +99,16 @@ public final class ResponseBody: AsyncSequence, Sendable {
                         state.bufferedBytes -= chunk.readableBytes
                         if state.paused, state.bufferedBytes < Self.lowWatermark {
                             state.paused = false
-                            return .chunk(chunk, resume: state.task)
+                            state.task?.setReadingPaused(false)  // under the lock, in order with the pause
                         }
-                        return .chunk(chunk, resume: nil)
+                        return .chunk(chunk)
                     }
                     if let end = state.end { return .end(end) }
                     state.waiter = continuation
                     return .wait
                 }
                 switch outcome {
-                case .chunk(let chunk, let resume):
-                    resume?.setReadingPaused(false)
+                case .chunk(let chunk):
                     continuation.resume(returning: chunk)
                 case .end(.success):
                     continuation.resume(returning: nil)

@@ -133,9 +133,9 @@ struct RequestCommand: AsyncParsableCommand {
             }
             let printer = ExchangePrinter(options: outputOptions)
             try await printRequest(prepared, printer: printer)
-            // The raw body streams to stdout as it arrives (bounded memory); formatted or
-            // terminal output gathers it (up to the session's maximumResponseBodySize).
-            let streams = ResponseStreamer.applies(to: prepared, options: outputOptions)
+            // The body streams to stdout as it arrives (bounded memory; --pretty formats what
+            // fits in the session's maximumResponseBodySize). Multipart uploads gather it.
+            let streams = ResponseStreamer.applies(to: prepared)
             let exchange =
                 streams
                 ? try await ResponseStreamer.send(prepared, with: manager, printer: printer)

@@ -66,6 +66,21 @@ struct ResponseStreamingCLITests {
         }
     }
 
+    @Test func headersOnlyOfAGibibyteResponseDoNotReadTheBody() async throws {
+        try await TestServer.withRunning { server in
+            let directory = try CourierProcess.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let output = directory.appendingPathComponent("head").path
+            let result = try await Self.run(["--print", "h", server.baseURL.absoluteString + "/download/\(1 << 30)"], stdoutPath: output)
+            #expect(result.status == 0, "\(result.stderr)")
+            let text = try String(contentsOfFile: output, encoding: .utf8)
+            #expect(text.hasPrefix("HTTP/1.1 200 OK\n"), "\(text)")
+            #expect(text.contains("Content-Length: 1073741824"))
+            #expect(text.utf8.count < 1000)
+            #expect(result.peak < 128 << 20, "peak RSS \(result.peak >> 20) MiB")
+        }
+    }
+
     @Test func headersThenTheStreamedBody() async throws {
         try await TestServer.withRunning { server in
             let directory = try CourierProcess.temporaryDirectory()

@@ -40,8 +40,8 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         var chunks: [Data] = []
         var nextChunk = 0
         var bufferedBytes = 0
-        /// The exchange whose reading was paused by backpressure.
-        var paused: EngineTask?
+        /// Restarts reading, when backpressure paused it.
+        var paused: (@Sendable (Bool) -> Void)?
         var end: Result<Void, any Error>?
         var waiter: CheckedContinuation<Data?, any Error>?
         var head: Head = .waiting(nil)
@@ -76,25 +76,27 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         waiter?.resume(returning: response)
     }
 
-    /// A chunk of the body; pauses reading through `engineTask` when too much waits unread.
-    func append(_ buffer: ByteBuffer, backpressure engineTask: EngineTask?) {
+    /// A chunk of the body; calls `setReadingPaused(true)` when too much waits unread, and
+    /// `setReadingPaused(false)` once the consumer has caught up.
+    func append(_ buffer: ByteBuffer, setReadingPaused: @escaping @Sendable (Bool) -> Void) {
         let chunk = Data(buffer.readableBytesView)
-        let (waiter, pause): (CheckedContinuation<Data?, any Error>?, EngineTask?) = state.withLock { state in
-            guard state.end == nil else { return (nil, nil) }
+        let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in
+            guard state.end == nil else { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
-                return (waiter, nil)
+                return waiter
             }
             state.chunks.append(chunk)
             state.bufferedBytes += chunk.count
-            if state.paused == nil, state.bufferedBytes > Self.highWatermark, let engineTask {
-                state.paused = engineTask
-                return (nil, engineTask)
+            if state.paused == nil, state.bufferedBytes > Self.highWatermark {
+                // Applied under the lock: a resume decided by the consumer a moment later can't
+                // overtake this pause and leave reading stopped for good.
+                state.paused = setReadingPaused
+                setReadingPaused(true)
             }
-            return (nil, nil)
+            return nil
         }
         waiter?.resume(returning: chunk)
-        pause?.setReadingPaused(true)
     }
 
     /// The task completed: `error` nil when the whole body arrived.
@@ -152,7 +154,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 enum Outcome {
-                    case chunk(Data, resume: EngineTask?)
+                    case chunk(Data)
                     case end(Result<Void, any Error>)
                     case wait
                 }
@@ -167,17 +169,16 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                         state.bufferedBytes -= chunk.count
                         if let paused = state.paused, state.bufferedBytes < Self.lowWatermark {
                             state.paused = nil
-                            return .chunk(chunk, resume: paused)
+                            paused(false)  // under the lock, in order with the pause
                         }
-                        return .chunk(chunk, resume: nil)
+                        return .chunk(chunk)
                     }
                     if let end = state.end { return .end(end) }
                     state.waiter = continuation
                     return .wait
                 }
                 switch outcome {
-                case .chunk(let chunk, let resume):
-                    resume?.setReadingPaused(false)
+                case .chunk(let chunk):
                     continuation.resume(returning: chunk)
                 case .end(.success):
                     continuation.resume(returning: nil)

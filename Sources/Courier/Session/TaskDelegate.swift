@@ -28,10 +28,20 @@ final class TaskDelegate: Sendable {
         case authenticate(URLRequest)
     }
 
+    /// What can hold reading the response back; reading restarts when none does.
+    private enum ReadingPause: Hashable {
+        /// The task's callback queue has too much body waiting.
+        case callbackQueue
+        /// A ``ResponseBodyStream`` consumer is behind.
+        case stream
+    }
+
     private struct State {
         var started = false
         var completed = false
         var engineTask: EngineTask?
+        /// Who asks for reading to be paused (one engine flag, several reasons).
+        var readingPausedBy: Set<ReadingPause> = []
         var data = Data()
         var continuation: Continuation = .deliver
         var redirects = 0
@@ -200,13 +210,24 @@ final class TaskDelegate: Sendable {
     /// Backpressure from the callback queue: stops or restarts reading the response. A task
     /// the caller suspended stays paused.
     private func setReadingPaused(_ paused: Bool) {
-        if paused {
-            state.withLock { $0.engineTask }?.setReadingPaused(true)
-            return
-        }
+        setReadingPaused(paused, by: .callbackQueue)
+    }
+
+    /// Pauses reading for `reason`, or drops `reason`: reading restarts only when no reason is
+    /// left and the caller has not suspended the task. Decided and applied under the locks, so
+    /// two reasons changing at once can't leave reading running while one still holds it back.
+    private func setReadingPaused(_ paused: Bool, by reason: ReadingPause) {
         task.snapshot.withLock { snapshot in
-            guard snapshot.state != .suspended else { return }
-            state.withLock { $0.engineTask }?.setReadingPaused(false)
+            state.withLock { state in
+                if paused {
+                    state.readingPausedBy.insert(reason)
+                    state.engineTask?.setReadingPaused(true)
+                } else {
+                    state.readingPausedBy.remove(reason)
+                    guard state.readingPausedBy.isEmpty, snapshot.state != .suspended else { return }
+                    state.engineTask?.setReadingPaused(false)
+                }
+            }
         }
     }
 
@@ -390,7 +411,7 @@ final class TaskDelegate: Sendable {
             return snapshot.countOfBytesReceived
         }
         if !isDownload, case .stream(let stream) = kind {
-            stream.append(buffer, backpressure: engineTask)
+            stream.append(buffer) { [self] paused in self.setReadingPaused(paused, by: .stream) }
         } else if !isDownload, let limit = core.configuration.maximumResponseBodySize, received > limit {
             failBodyTooLarge(limit: limit, contentLength: nil, received: received)
             return
