@@ -28,10 +28,11 @@ binary="$scratch/debug/courier-fuzz"
 
 run_one() {
     local name=$1
+    shift
     mkdir -p "Fuzz/Corpus/$name" "Fuzz/Crashes/$name" "Fuzz/.work/$name"
     echo "== $name: ${seconds}s"
     # New corpus entries go to Fuzz/.work (ignored); the committed seeds are read too.
-    COURIER_FUZZ_TARGET=$name "$binary" \
+    SWIFT_BACKTRACE=enable=no COURIER_FUZZ_TARGET=$name "$binary" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
         -artifact_prefix="Fuzz/Crashes/$name/" "$@" \
         "Fuzz/.work/$name" "Fuzz/Corpus/$name"
