@@ -113,6 +113,23 @@ struct CallbackDeliveryTests {
         }
     }
 
+    /// The did-become-invalid block, notification and monitor run on a dispatch queue: not on
+    /// an event loop, and not on a thread of Swift's cooperative pool (a blocking block there
+    /// would hold up every Swift task).
+    @Test func invalidationIsReportedOffTheCooperativePool() async throws {
+        let manager = URLSessionManager()
+        let inSwiftTask = Mutex<Bool?>(nil)
+        let reported = CompletionRecorder()
+        manager.setSessionDidBecomeInvalidBlock { _, _ in
+            let inTask = withUnsafeCurrentTask { $0 != nil }
+            inSwiftTask.withLock { $0 = inTask || MultiThreadedEventLoopGroup.currentEventLoop != nil }
+            reported.handler(nil, nil, nil)
+        }
+        manager.invalidateSessionCancelingTasks(true, resetSession: false)
+        await reported.wait()
+        #expect(inSwiftTask.withLock { $0 } == false, "the invalidation block ran in a Swift task or on an event loop")
+    }
+
     /// A progress block that takes its time (here: until the other tasks are done) holds up
     /// only its own task. Several other tasks, so that one of them shares the slow task's
     /// event loop whatever loop each connection lands on.

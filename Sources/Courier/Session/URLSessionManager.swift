@@ -424,11 +424,14 @@ public class URLSessionManager: @unchecked Sendable {
         Task {
             await Self.completion(of: running)
             await engine?.shutdown()
-            // The completion blocks still queued run first (without blocking a thread of the pool).
-            await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
-            self.hooks.sessionDidBecomeInvalid?(self, nil)
-            NotificationCenter.default.post(name: .courierSessionDidInvalidate, object: self)
-            self.monitors.forEach { $0.sessionDidInvalidate(self) }
+            // The completion blocks still queued run first; the block, notification and
+            // monitors then run on a dispatch queue, never on a thread of Swift's cooperative
+            // pool (user code may block).
+            group.notify(queue: self.processingQueue) {
+                self.hooks.sessionDidBecomeInvalid?(self, nil)
+                NotificationCenter.default.post(name: .courierSessionDidInvalidate, object: self)
+                self.monitors.forEach { $0.sessionDidInvalidate(self) }
+            }
         }
     }
 
