@@ -166,7 +166,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     public var failingURL: URL? {
         switch self {
         case .timedOut(let url, _), .cannotConnect(let url, _), .connectionLost(let url, _),
-            .tooManyRedirects(let url, _), .cancelled(let url):
+            .tooManyRedirects(let url, _), .cancelled(let url), .responseBodyTooLarge(let url, _, _, _):
             return url
         default: return response?.url
         }

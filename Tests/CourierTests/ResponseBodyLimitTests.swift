@@ -41,6 +41,7 @@ struct ResponseBodyLimitTests {
             let fields = try #require(Self.tooLarge(error), "\(String(describing: error))")
             #expect(fields.limit == 1 << 20)
             #expect(fields.contentLength == 1 << 30)
+            #expect((error as? CourierError)?.failingURL == server.sessionURL("/download/1073741824"))
             #expect(task.countOfBytesReceived == 0)
             let message = error.map { "\($0)" } ?? ""
             #expect(message.contains("limit of 1048576 bytes"), "\(message)")
