@@ -27,6 +27,18 @@ struct DownloadCLITests {
         #expect(!run.errors.contains("\r"), "no progress bar redraws on a pipe: \(run)")
     }
 
+    @Test("-d with data items sends the body: the server's echo of the POST lands in the file")
+    func downloadSendsTheBody() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("echo.json")
+        let run = try await CourierProcess.run(["-d", "-o", file.path, "--form", "POST", server.baseURL.absoluteString + "/post", "a=1", "b=two"])
+        #expect(run.status == 0, "\(run)")
+        let echoed = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+        #expect(echoed?["form"] as? [String: String] == ["a": "1", "b": "two"], "\(run)")
+    }
+
     @Test("without -o the file is named after the URL and an existing file is not overwritten")
     func downloadNamedAfterURL() async throws {
         let server = try await TestServer.start()

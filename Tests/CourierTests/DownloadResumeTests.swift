@@ -156,6 +156,23 @@ struct DownloadResumeTests {
         return (try #require(recorder.first), task)
     }
 
+    @Test("a download task made from resume data sends the request's body (a POST stays a POST with its bytes)")
+    func resumeDataKeepsTheRequestBody() async throws {
+        try await TestServer.withRunning { server in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-post-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            var request = URLRequest(url: server.sessionURL("/post"))
+            request.httpMethod = "POST"
+            request.httpBody = Data("a=1&b=two".utf8)
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            let (call, _) = try await Self.resume(DownloadResumeData(request: request, partialFileURL: file))
+            #expect(call.error == nil)
+            #expect(call.response?.statusCode == 200)
+            let echoed = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+            #expect(echoed?["form"] as? [String: String] == ["a": "1", "b": "two"])
+        }
+    }
+
     @Test("without a validator the download starts over from byte 0 instead of splicing")
     func resumeWithoutValidatorStartsOver() async throws {
         try await TestServer.withRunning { server in

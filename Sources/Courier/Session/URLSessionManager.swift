@@ -365,7 +365,7 @@ public class URLSessionManager: @unchecked Sendable {
         let request = resumeData.rangeRequest(offset: resumeData.resumeOffset)
         return register(
             { DownloadTask(taskIdentifier: $0, request: request) }, kind: .download(destination: destination),
-            body: nil,
+            body: Self.body(of: request),
             setup: TaskSetup(
                 downloadProgress: progress, completion: Self.fileURLCompletion(completionHandler), resumeData: resumeData))
     }
