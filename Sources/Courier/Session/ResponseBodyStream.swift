@@ -6,7 +6,7 @@ public import FoundationNetworking
 import NIOCore
 import Synchronization
 
-/// The body of a response from ``URLSessionManager/bytes(for:)``: an async sequence of `Data`
+/// The body of a response from ``URLSessionManager/bytes(for:body:)``: an async sequence of `Data`
 /// chunks as they arrive, never gathered in memory.
 ///
 /// Backpressure: when more than ``highWatermark`` bytes wait unread, the session stops reading
@@ -37,8 +37,8 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     private struct State {
-        var chunks: [Data] = []
-        var nextChunk = 0
+        /// Unread chunks (a consumed chunk is released at once).
+        var chunks = CircularBuffer<Data>()
         var bufferedBytes = 0
         /// Restarts reading, when backpressure paused it.
         var paused: (@Sendable (Bool) -> Void)?
@@ -64,7 +64,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         state.withLock { $0.task = task }
     }
 
-    // MARK: - Producer side (the task delegate, on the event loop)
+    // MARK: - Producer side (the task delegate, on the task's callback queue)
 
     /// The final response head arrived (not a redirect or a challenge that is answered).
     func receive(_ response: HTTPURLResponse) {
@@ -159,13 +159,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                     case wait
                 }
                 let outcome: Outcome = state.withLock { state in
-                    if state.nextChunk < state.chunks.count {
-                        let chunk = state.chunks[state.nextChunk]
-                        state.nextChunk += 1
-                        if state.nextChunk == state.chunks.count {
-                            state.chunks.removeAll(keepingCapacity: true)
-                            state.nextChunk = 0
-                        }
+                    if let chunk = state.chunks.popFirst() {
                         state.bufferedBytes -= chunk.count
                         if let paused = state.paused, state.bufferedBytes < Self.lowWatermark {
                             state.paused = nil

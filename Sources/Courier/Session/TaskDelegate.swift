@@ -17,7 +17,7 @@ final class TaskDelegate: Sendable {
         case data
         case upload
         case download(destination: (@Sendable (URL, HTTPURLResponse) -> URL)?)
-        /// ``URLSessionManager/bytes(for:)``: the final head and the body go to the stream.
+        /// ``URLSessionManager/bytes(for:body:)``: the final head and the body go to the stream.
         case stream(ResponseBodyStream)
     }
 
