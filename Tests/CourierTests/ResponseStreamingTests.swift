@@ -143,6 +143,34 @@ struct ResponseStreamingTests {
         }
     }
 
+    @Test func anInvalidatedManagerFailsTheStreamInsteadOfHanging() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.invalidateSessionCancelingTasks(false, resetSession: false)
+            let url = server.sessionURL("/get")
+            // A hang bound, not a timing assertion: the call must end (with an error).
+            let outcome = try await withThrowingTaskGroup(of: String.self) { group in
+                group.addTask {
+                    do {
+                        _ = try await manager.bytes(for: URLRequest(url: url))
+                        return "succeeded"
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(30))
+                    return "hung"
+                }
+                let first = try await group.next() ?? "nothing"
+                group.cancelAll()
+                return first
+            }
+            #expect(outcome == "cancelled")
+            #expect(server.connectionsAccepted == 0)
+        }
+    }
+
     @Test func aFailureBeforeTheHeadIsThrown() async throws {
         let manager = URLSessionManager()
         // A port nothing listens on: bind one, note it, close it.

@@ -116,7 +116,7 @@ final class TaskDelegate: Sendable {
     var hasStarted: Bool { state.withLock { $0.started } }
 
     func resume() {
-        enum Step { case start(URLRequest), unpause(EngineTask?), nothing }
+        enum Step { case start(URLRequest), unpause(EngineTask?), invalidated, nothing }
         let step: Step = task.snapshot.withLock { snapshot in
             guard snapshot.state == .suspended else { return .nothing }
             snapshot.state = .running
@@ -124,7 +124,8 @@ final class TaskDelegate: Sendable {
             return state.withLock { state in
                 if state.started { return .unpause(state.engineTask) }
                 state.started = true
-                return current.map { .start($0) } ?? .nothing
+                // No request: the task was made after its session was invalidated.
+                return current.map { .start($0) } ?? .invalidated
             }
         }
         switch step {
@@ -134,6 +135,8 @@ final class TaskDelegate: Sendable {
         case .unpause(let engineTask):
             core.taskDidResume(task)
             engineTask?.resume()
+        case .invalidated:
+            complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
         case .nothing:
             break
         }
