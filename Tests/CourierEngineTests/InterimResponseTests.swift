@@ -54,14 +54,17 @@ struct InterimResponseTests {
     static func run(interim: String, count: Int) async throws -> Result<String, EngineError> {
         let server = try await StormServer(interim: interim, count: count)
         let engine = try HTTPEngine()
-        defer { Task { await engine.shutdown(); try? await server.shutdown() } }
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/storm"))
+        let result: Result<String, EngineError>
         do {
             let response = try await engine.collect(EngineRequest(url: url))
-            return .success(String(decoding: response.body.readableBytesView, as: UTF8.self))
+            result = .success(String(decoding: response.body.readableBytesView, as: UTF8.self))
         } catch {
-            return .failure(error)
+            result = .failure(error)
         }
+        await engine.shutdown()
+        try await server.shutdown()
+        return result
     }
 
     @Test(arguments: ["HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"])
