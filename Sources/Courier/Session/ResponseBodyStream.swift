@@ -40,6 +40,8 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         /// Unread chunks (a consumed chunk is released at once).
         var chunks = CircularBuffer<Data>()
         var bufferedBytes = 0
+        /// The most ``bufferedBytes`` ever was (tests check the bound).
+        var peakBufferedBytes = 0
         /// Restarts reading, when backpressure paused it.
         var paused: (@Sendable (Bool) -> Void)?
         var end: Result<Void, any Error>?
@@ -59,6 +61,9 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     public func cancel() {
         state.withLock { $0.task }?.cancel()
     }
+
+    /// The most unread bytes the stream ever held (bounded by backpressure).
+    var peakBufferedBytes: Int { state.withLock { $0.peakBufferedBytes } }
 
     func attach(_ task: SessionTask) {
         state.withLock { $0.task = task }
@@ -88,6 +93,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
             }
             state.chunks.append(chunk)
             state.bufferedBytes += chunk.count
+            state.peakBufferedBytes = Swift.max(state.peakBufferedBytes, state.bufferedBytes)
             if state.paused == nil, state.bufferedBytes > Self.highWatermark {
                 // Applied under the lock: a resume decided by the consumer a moment later can't
                 // overtake this pause and leave reading stopped for good.
