@@ -8,11 +8,13 @@
 # body (see shared/BENCHMARKING.md), so courier-bench always uploads to the test server's
 # /upload, which reads, counts and hashes the whole body.
 #
-# Usage: Benchmarks/nginx/setup.sh start|stop|restart|status
+# Usage: Benchmarks/nginx/setup.sh start|stop|restart|status|install
+#   install: only the packages (nginx, curl, wrk), without starting anything.
 # Environment: COURIER_BENCH_NGINX_PORT (default 8089),
 #              COURIER_BENCH_NGINX_DIR  (default /tmp/courier-bench-nginx).
-# Idempotent: installs nginx with apt-get only when missing, writes the files only when
-# missing, and `start` on a running server leaves it running.
+# Idempotent: installs nginx, curl and wrk (courier-bench's reference clients) with apt-get
+# only when missing, writes the files only when missing, and `start` on a running server
+# leaves it running.
 set -euo pipefail
 
 PORT="${COURIER_BENCH_NGINX_PORT:-8089}"
@@ -21,16 +23,22 @@ CONF="$DIR/nginx.conf"
 PIDFILE="$DIR/nginx.pid"
 DOWNLOAD_BYTES=$((256 * 1024 * 1024))
 
-install_nginx() {
-    if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+# Installs, with apt-get and only when missing, nginx and the reference clients courier-bench
+# runs next to Courier (`--clients curl,wrk`): curl's CLI and wrk, from Debian's packages.
+install_packages() {
+    local missing=()
+    if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then missing+=(nginx); fi
+    if ! command -v curl >/dev/null 2>&1; then missing+=(curl); fi
+    if ! command -v wrk >/dev/null 2>&1; then missing+=(wrk); fi
+    if [ "${#missing[@]}" -eq 0 ]; then
         return
     fi
     local sudo=""
     if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    echo "setup.sh: installing nginx (apt-get)" >&2
+    echo "setup.sh: installing ${missing[*]} (apt-get)" >&2
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx >/dev/null
-    # The package may start the distribution's own server on port 80; ours is separate.
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    # The nginx package may start the distribution's own server on port 80; ours is separate.
 }
 
 nginx_bin() {
@@ -94,7 +102,7 @@ is_running() {
 }
 
 start() {
-    install_nginx
+    install_packages
     write_files
     if is_running; then
         echo "setup.sh: nginx already running (pid $(cat "$PIDFILE")) on 127.0.0.1:$PORT"
@@ -127,6 +135,7 @@ case "${1:-}" in
 start) start ;;
 stop) stop ;;
 restart) stop; start ;;
+install) install_packages ;;
 status)
     if is_running; then
         echo "running (pid $(cat "$PIDFILE")) on http://127.0.0.1:$PORT"
@@ -136,7 +145,7 @@ status)
     fi
     ;;
 *)
-    echo "usage: $0 start|stop|restart|status" >&2
+    echo "usage: $0 start|stop|restart|status|install" >&2
     exit 2
     ;;
 esac

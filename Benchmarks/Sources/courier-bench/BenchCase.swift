@@ -39,4 +39,25 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument 
     case courierSession = "courier-session"
     case asyncHTTPClient = "async-http-client"
     case urlSession = "urlsession"
+    /// Reference: curl's CLI (one process per run; sequential-small from a `-K` file of N URLs
+    /// on one kept-alive connection, and the two transfers).
+    case curl
+    /// Reference: wrk (`-t1 -c1` for sequential-small, `-t1 -c<concurrency>` for
+    /// concurrent-small, for `--wrk-duration` seconds).
+    case wrk
+
+    /// An external tool that shows the ceiling of this machine and server, not a Swift client.
+    var isReference: Bool { self == .curl || self == .wrk }
+
+    /// Whether the client runs `benchCase`; the table shows "—" for the ones it doesn't.
+    func supports(_ benchCase: BenchCase) -> Bool {
+        switch self {
+        case .curl: return benchCase != .concurrentSmall
+        case .wrk: return benchCase.isRequestRate
+        default: return true
+        }
+    }
+
+    /// Whether the child reports the body bytes of every small GET (wrk reports only statuses).
+    var checksBodyBytes: Bool { self != .wrk }
 }

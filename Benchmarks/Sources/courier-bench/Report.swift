@@ -47,6 +47,11 @@ struct Report {
         summaries.contains { summary in rows(summary).contains { !$0.problems.isEmpty } }
     }
 
+    /// The client's name in the table; reference rows say so.
+    static func label(_ client: ClientKind) -> String {
+        client.rawValue + (client.isReference ? " (ref)" : "")
+    }
+
     func table() -> String {
         let header = [
             "case", "client", "median", "min–max", "unit", "cpu µs/req", "cpu µs/MiB", "peak RSS MiB",
@@ -57,7 +62,15 @@ struct Report {
         for summary in summaries {
             let rows = rows(summary)
             let engine = rows.first { $0.client == .courierEngine }
-            for row in rows {
+            for client in summary.clients {
+                guard let row = rows.first(where: { $0.client == client }) else {
+                    if !client.supports(summary.benchCase) {
+                        lines.append(
+                            [summary.benchCase.rawValue, Self.label(client), "—", "—", summary.benchCase.unit]
+                                + Array(repeating: "—", count: header.count - 5))
+                    }
+                    continue
+                }
                 var ratio = "—"
                 var cpuRatio = "—"
                 var ranges = "—"
@@ -68,14 +81,14 @@ struct Report {
                 }
                 lines.append([
                     row.benchCase.rawValue,
-                    row.client.rawValue + (row.problems.isEmpty ? "" : " (!)"),
+                    Self.label(row.client) + (row.problems.isEmpty ? "" : " (!)"),
                     formatValue(row.median),
                     "\(formatValue(row.min))–\(formatValue(row.max))",
                     row.benchCase.unit,
                     formatValue(row.cpuPerRequest),
                     row.cpuPerMiB.map(formatValue) ?? "",
                     String(format: "%.1f", row.peakRSSMiB),
-                    String(format: "%.1f", row.baselineRSSMiB),
+                    row.client.isReference ? "—" : String(format: "%.1f", row.baselineRSSMiB),
                     row.connections.map(String.init) ?? "?",
                     ratio,
                     cpuRatio,
@@ -95,6 +108,13 @@ struct Report {
         out.append("")
         out += footnotes
         out += notes.map { "note: \($0)" }
+        if summaries.contains(where: { $0.clients.contains(where: \.isReference) }) {
+            out.append(
+                "(ref) = a reference row: an external tool run as a user runs it, in the same rounds (curl: one process, its wall time "
+                    + "including startup; wrk: its own Requests/sec over --wrk-duration, bodies unchecked); cpu and peak RSS are the tool process's "
+                    + "(wait4 rusage; VmHWM sampled every 5 ms); — = the tool does not run this case."
+            )
+        }
         out.append(
             "MB = 10^6 bytes; cpu = getrusage user+sys of the client's child process during the workload; "
                 + "peak RSS = the child's VmHWM (max over rounds), base RSS = its VmHWM before the client existed; conns = TCP connections the server accepted (median); "
@@ -110,6 +130,8 @@ struct Report {
         var unit: String
         var cpuMicrosPerRequest: Double
         var peakRSSMiB: Double
+        /// curl or wrk: an external tool's reference row.
+        var reference: Bool
 
         enum CodingKeys: String, CodingKey {
             case benchCase = "case"
@@ -118,6 +140,7 @@ struct Report {
             case unit
             case cpuMicrosPerRequest = "cpu_us_per_request"
             case peakRSSMiB = "peak_rss_mib"
+            case reference
         }
     }
 
@@ -133,7 +156,8 @@ struct Report {
                 value: (row.median * 10).rounded() / 10,
                 unit: row.benchCase.unit,
                 cpuMicrosPerRequest: (row.cpuPerRequest * 10).rounded() / 10,
-                peakRSSMiB: (row.peakRSSMiB * 10).rounded() / 10
+                peakRSSMiB: (row.peakRSSMiB * 10).rounded() / 10,
+                reference: row.client.isReference
             )
         }
         let encoder = JSONEncoder()

@@ -13,7 +13,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: "Comma-separated cases, or all: sequential-small, concurrent-small, download-256m, upload-256m.")
     var cases = "all"
-    @Option(help: "Comma-separated clients, or all: courier-engine, courier-session, async-http-client, urlsession.")
+    @Option(help: "Comma-separated clients, or all: courier-engine, courier-session, async-http-client, urlsession, and the reference rows curl and wrk.")
     var clients = "all"
     @Option(help: "Requests per run for the small cases (default 5,000 sequential, 20,000 concurrent).")
     var requests: Int?
@@ -38,6 +38,8 @@ struct Run: AsyncParsableCommand {
     var timeout: Double = 600
     @Option(help: "Where downloads and the URLSession upload file go.")
     var scratch = "/tmp/courier-bench"
+    @Option(help: "Seconds each wrk run lasts (wrk runs for a time, not a request count).")
+    var wrkDuration: Double = 5
 
     func run() async throws {
         let caseList = try parseList(cases, as: BenchCase.self)

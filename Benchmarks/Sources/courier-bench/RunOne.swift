@@ -52,7 +52,7 @@ struct RunOne: AsyncParsableCommand {
         abstract: "Run one client on one case in this process and print a JSON report (used by `run`)."
     )
 
-    @Option(help: "courier-engine, courier-session, async-http-client or urlsession.") var client: ClientKind
+    @Option(help: "courier-engine, courier-session, async-http-client, urlsession, or the references curl and wrk.") var client: ClientKind
     @Option(name: .customLong("case"), help: "The workload.") var benchCase: BenchCase
     @Option(help: "The URL to GET (small cases, download) or POST to (upload).") var url: String
     @Option(help: "Requests for the small cases.") var requests: Int?
@@ -63,9 +63,14 @@ struct RunOne: AsyncParsableCommand {
     @Option(help: "Download destination file.") var output: String?
     @Option(help: "File with the upload bytes (URLSession uploads from a file).") var uploadFile: String?
     @Option(help: "Give up after this many seconds and report a hang.") var timeout: Double = 600
+    @Option(help: "wrk's run length in seconds (it runs for a time, not a request count).") var duration: Double = 5
 
     func run() async throws {
         guard let url = URL(string: url) else { throw ValidationError("bad --url \(url)") }
+        if self.client.isReference {
+            Self.emit(try referenceReport(url))
+            return
+        }
         let baselineRSS = ResourceUsage.peakRSSKiB()
         let client: any BenchClient
         switch self.client {
@@ -73,6 +78,7 @@ struct RunOne: AsyncParsableCommand {
         case .courierSession: client = CourierSessionClient(connections: connections)
         case .asyncHTTPClient: client = AsyncHTTPClientClient(connections: connections)
         case .urlSession: client = URLSessionClient(connections: connections)
+        case .curl, .wrk: throw ValidationError("\(self.client.rawValue) is a reference client")
         }
         let requestCount = benchCase.isRequestRate ? (requests ?? benchCase.defaultRequests) : 1
         let progress = Progress()
