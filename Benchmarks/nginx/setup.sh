@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nginx on loopback for courier-bench: 1 worker, access log off, keep-alive up to 100,000
+# nginx on loopback for courier-bench: 1 worker, access log off, keep-alive up to 10,000,000
 # requests per connection. Serves
 #   /json           a ~300-byte JSON document
 #   /download-256m  a 256 MiB file of random bytes (made once, checked by courier-bench)
@@ -74,7 +74,7 @@ events {
 
 http {
     access_log off;
-    keepalive_requests 100000;
+    keepalive_requests 10000000;
     keepalive_timeout 75s;
     sendfile on;
     tcp_nopush on;
