@@ -59,6 +59,9 @@ enum ResponseParserFuzzing {
         _ = try? channel.finish()
         // A response still open when the connection closed must have been ended by now.
         handler.abort(execution, with: .cancelled)
+        // Run (or drop) whatever timers are left, as a real loop eventually does.
+        channel.embeddedEventLoop.advanceTime(by: .hours(24))
+        try? channel.embeddedEventLoop.syncShutdownGracefully()
 
         let events = log.events
         let terminal = events.filter(\.isTerminal).count
