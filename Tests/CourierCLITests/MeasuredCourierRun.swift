@@ -4,9 +4,16 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs the built `courier` binary with `posix_spawn` and reaps it with `wait4`, so the
-/// kernel's own account of that one child's peak resident set (`ru_maxrss`) is known: how
-/// much memory a user would see it take, measured exactly rather than by sampling.
+/// Runs the built `courier` binary under `/usr/bin/time` and reports that one process's peak
+/// resident set: how much memory a user would see it take, the kernel's own account rather
+/// than a sample.
+///
+/// Why `/usr/bin/time` and not `wait4` from here: `posix_spawn` shares this test process's
+/// address space until `exec`, and Linux carries the high-water mark of the address space a
+/// process had before `exec` into its `ru_maxrss`. Reaped from here, the child's peak would
+/// include this (large, parallel) test process's own. `time` forks a small process first, so
+/// what it reads is courier's alone. (Debian's `time` package; `scripts/install-dependencies.sh`
+/// installs it.)
 enum MeasuredCourierRun {
     /// What the run produced, and the child's peak resident set in bytes.
     struct Result: CustomStringConvertible {
@@ -16,13 +23,21 @@ enum MeasuredCourierRun {
         var description: String { "\(run)\n--- peak RSS \(peakResidentBytes / 1_048_576) MiB" }
     }
 
-    /// Runs `courier arguments` (stdin /dev/null, stdout and stderr to files) and waits for it
-    /// on a Dispatch thread. Gives up (SIGKILL) after 120 s.
-    static func run(_ arguments: [String]) async throws -> Result {
+    static let timeCommand = "/usr/bin/time"
+
+    /// Runs `courier arguments` (stdin /dev/null, stderr to a file) and waits for it on a
+    /// Dispatch thread. Stdout goes to `stdoutPath` when given (a large body is then never read
+    /// back into this process; `run.stdout` stays empty), else to a file read back. Gives up
+    /// (SIGKILL) after `timeout` seconds.
+    static func run(_ arguments: [String], stdoutPath: String? = nil, timeout: Double = 300) async throws -> Result {
+        guard FileManager.default.isExecutableFile(atPath: timeCommand) else {
+            throw CLITestFailure("\(timeCommand) is missing: run scripts/install-dependencies.sh (Debian's time package)")
+        }
         let directory = try CourierProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let outPath = directory.appendingPathComponent("stdout").path
+        let outPath = stdoutPath ?? directory.appendingPathComponent("stdout").path
         let errPath = directory.appendingPathComponent("stderr").path
+        let peakPath = directory.appendingPathComponent("peak-kib").path
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -31,30 +46,35 @@ enum MeasuredCourierRun {
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
-        let executable = CourierBinary.url.path
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let command = [timeCommand, "-f", "%M", "-o", peakPath, CourierBinary.url.path] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, timeCommand, &actions, nil, argv, environ)
         guard spawned == 0 else { throw CLITestFailure("posix_spawn failed: \(spawned)") }
 
         let child = pid
         let watchdog = DispatchWorkItem { kill(child, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
-        let (status, usage) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, rusage), Never>) in
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             DispatchQueue.global().async {
                 var status: Int32 = 0
-                var usage = rusage()
-                while wait4(child, &status, 0, &usage) < 0 && errno == EINTR {}
-                continuation.resume(returning: (status, usage))
+                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+                continuation.resume(returning: status)
             }
         }
         watchdog.cancel()
-        // Exit status, or 128 + signal for a child killed by a signal (as a shell reports it).
+        // Exit status (time passes courier's on), or 128 + signal, as a shell reports it.
         let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        // `time -o` writes "Command exited with non-zero status N" before the number when courier fails.
+        let peakText = (try? String(contentsOfFile: peakPath, encoding: .utf8)) ?? ""
+        guard let peakKiB = peakText.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+            throw CLITestFailure("\(timeCommand) reported no peak: \(peakText.debugDescription)")
+        }
         let run = CourierRun(
-            status: exitStatus, stdout: (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data(),
+            status: exitStatus,
+            stdout: stdoutPath == nil ? ((try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data()) : Data(),
             stderr: (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data())
-        return Result(run: run, peakResidentBytes: Int(usage.ru_maxrss) * 1024)  // Linux: KiB
+        return Result(run: run, peakResidentBytes: peakKiB * 1024)
     }
 }

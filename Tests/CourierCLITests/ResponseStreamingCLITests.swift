@@ -11,52 +11,10 @@ import Testing
 @Suite("courier streams responses to stdout")
 struct ResponseStreamingCLITests {
     /// Runs `courier arguments` with stdout into `stdoutPath` (never read back into this
-    /// process) and returns the exit status, stderr and the child's peak resident set in bytes.
-    ///
-    /// The peak comes from `/usr/bin/time` (a small process that forks courier and reads its
-    /// `ru_maxrss`): measured with `wait4` from here, `ru_maxrss` would also count this test
-    /// process's own peak, because Linux carries the pre-exec address space's high-water mark
-    /// (posix_spawn shares the parent's) into the child's. Without `/usr/bin/time`, it falls
-    /// back to that upper bound.
+    /// process): the exit status, stderr and courier's own peak resident set in bytes.
     static func run(_ arguments: [String], stdoutPath: String) async throws -> (status: Int32, stderr: String, peak: Int) {
-        let directory = try CourierProcess.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let errPath = directory.appendingPathComponent("stderr").path
-        let timePath = directory.appendingPathComponent("maxrss").path
-        let timer = "/usr/bin/time"
-        let timed = FileManager.default.isExecutableFile(atPath: timer)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let courier = CourierBinary.url.path
-        let executable = timed ? timer : courier
-        let command = timed ? [timer, "-f", "%M", "-o", timePath, courier] + arguments : [courier] + arguments
-        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw CLITestFailure("posix_spawn failed: \(spawned)") }
-        let child = pid
-        let watchdog = DispatchWorkItem { kill(child, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: watchdog)
-        let (status, usage) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, rusage), Never>) in
-            DispatchQueue.global().async {
-                var status: Int32 = 0
-                var usage = rusage()
-                while wait4(child, &status, 0, &usage) < 0 && errno == EINTR {}
-                continuation.resume(returning: (status, usage))
-            }
-        }
-        watchdog.cancel()
-        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        // `time -o` writes "Command exited with non-zero status N" first when courier fails.
-        let timedKiB = (try? String(contentsOfFile: timePath, encoding: .utf8))?
-            .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        return (exitStatus, stderr, (timedKiB ?? Int(usage.ru_maxrss)) * 1024)
+        let measured = try await MeasuredCourierRun.run(arguments, stdoutPath: stdoutPath)
+        return (measured.run.status, measured.run.errors, measured.peakResidentBytes)
     }
 
     @Test func aGibibyteResponseStreamsToStdoutInBoundedMemory() async throws {
