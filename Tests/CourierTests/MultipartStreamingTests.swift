@@ -59,7 +59,9 @@ import Glibc
         let growth = counter.maximumResident - baseline
         print("multipart 200 MiB: RSS \(baseline >> 20) MiB before, at most \(counter.maximumResident >> 20) MiB while streaming; process peak \(Self.peakResidentBytes() >> 20) MiB")
         #expect(Int64(counter.total) == form.contentLength)
-        #expect(growth < 64 << 20)
+        // The process's RSS also moves with the suites running beside this one (a full parallel
+        // run has added ~70 MiB here); a producer that held the file would add its 200 MiB on top.
+        #expect(growth < 128 << 20)
     }
 
     @Test func uploadToPostIsParsedIntoFormAndFiles() async throws {
