@@ -1,4 +1,3 @@
-import CourierEngine
 import Dispatch
 import Foundation
 import NIOCore
@@ -38,8 +37,10 @@ final class DownloadSink: Sendable {
     /// Bytes written to the file by this sink so far.
     var bytesWritten: Int64 { pending.withLock { $0.written } }
 
-    /// Queues `buffer` for writing; pauses `engineTask`'s reading when too much waits.
-    func write(_ buffer: ByteBuffer, backpressure engineTask: EngineTask?) {
+    /// Queues `buffer` for writing; calls `setReadingPaused(true)` when too much waits, and
+    /// `setReadingPaused(false)` once the disk has caught up (the task merges this with its
+    /// other reasons to pause, so one reason's resume never cancels another's pause).
+    func write(_ buffer: ByteBuffer, setReadingPaused: @escaping @Sendable (Bool) -> Void) {
         let count = buffer.readableBytes
         let pause = pending.withLock { state -> Bool in
             state.bytes += count
@@ -49,7 +50,7 @@ final class DownloadSink: Sendable {
             }
             return false
         }
-        if pause { engineTask?.setReadingPaused(true) }
+        if pause { setReadingPaused(true) }
         queue.async { [self] in
             var failure: (any Error)?
             do {
@@ -66,7 +67,7 @@ final class DownloadSink: Sendable {
                 }
                 return false
             }
-            if resume { engineTask?.setReadingPaused(false) }
+            if resume { setReadingPaused(false) }
         }
     }
 

@@ -34,6 +34,8 @@ final class TaskDelegate: Sendable {
         case callbackQueue
         /// A ``ResponseBodyStream`` consumer is behind.
         case stream
+        /// The download file's writes are behind (a disk slower than the network).
+        case downloadFile
     }
 
     private struct State {
@@ -403,8 +405,8 @@ final class TaskDelegate: Sendable {
     }
 
     private func handleBody(_ buffer: ByteBuffer) {
-        let (continuation, sink, isDownload, engineTask, failed) = state.withLock {
-            ($0.continuation, $0.download, $0.isDownload, $0.engineTask, $0.failure != nil)
+        let (continuation, sink, isDownload, failed) = state.withLock {
+            ($0.continuation, $0.download, $0.isDownload, $0.failure != nil)
         }
         guard case .deliver = continuation else { return }  // a redirect or 401 body: discarded
         if isDownload && sink == nil { return }  // a download already complete (416), or failing
@@ -419,7 +421,7 @@ final class TaskDelegate: Sendable {
             failBodyTooLarge(limit: limit, contentLength: nil, received: received)
             return
         } else if let sink {
-            sink.write(buffer, backpressure: engineTask)
+            sink.write(buffer) { [self] paused in self.setReadingPaused(paused, by: .downloadFile) }
             if let downloadTask = task as? DownloadTask {
                 core.hooks.downloadTaskDidWriteData?(
                     downloadTask, Int64(buffer.readableBytes), received, task.countOfBytesExpectedToReceive)
