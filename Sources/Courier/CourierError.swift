@@ -80,7 +80,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     case serverTrustRejected(host: String, reason: String)
     /// The request ran out of time.
     case timedOut(url: URL?, reason: String)
-    /// No connection could be made (DNS failure, refused, TLS handshake failure).
+    /// No connection could be made (DNS failure, refused, unreachable).
     case cannotConnect(url: URL?, reason: String)
     /// The connection broke before the response was complete.
     case connectionLost(url: URL?, reason: String)
@@ -121,13 +121,17 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// with another length than known. The partial file is left as it was.
     case invalidResumeResponse(url: URL?, reason: String)
 
-    /// Maps an engine failure onto the matching case; `url` is the request's URL.
+    /// Maps an engine failure onto the matching case; `url` is the request's URL. The session
+    /// layer reports every engine failure through this one mapping.
+    ///
+    /// A TLS handshake failure stays ``engine(_:)`` with `EngineError.tlsHandshakeFailed` (what
+    /// URLSession calls a secure-connection failure, not a failure to connect).
     public init(_ error: EngineError, url: URL? = nil) {
         switch error {
         case .serverTrustRejected(let host, let reason): self = .serverTrustRejected(host: host, reason: reason)
-        case .timedOut: self = .timedOut(url: url, reason: error.description)
-        case .dnsFailure, .cannotConnect, .tlsHandshakeFailed: self = .cannotConnect(url: url, reason: error.description)
-        case .connectionLost: self = .connectionLost(url: url, reason: error.description)
+        case .timedOut(let kind): self = .timedOut(url: url, reason: "\(kind.rawValue) timeout")
+        case .cannotConnect(_, _, let reason), .dnsFailure(_, let reason): self = .cannotConnect(url: url, reason: reason)
+        case .connectionLost(let reason): self = .connectionLost(url: url, reason: reason)
         case .cancelled: self = .cancelled(url: url)
         default: self = .engine(error)
         }

@@ -109,11 +109,8 @@ import Testing
     }
 
     @Test func aClosedPortCountsErrorsAndExitsNonZero() async throws {
-        // A port that was just listening and is now closed.
-        let server = try await TestServer.start()
-        let url = server.baseURL.absoluteString + "/get"
-        try await server.shutdown()
-        let run = try await CourierProcess.run(["bench", url, "-n", "20", "-c", "4"])
+        let closed = try RefusingPort()
+        let run = try await CourierProcess.run(["bench", closed.baseURL + "/get", "-n", "20", "-c", "4"])
         #expect(run.status == 1, "\(run)")
         #expect(run.output.contains("20 requests in "), "\(run)")
         #expect(run.output.contains("20 errors"), "\(run)")

@@ -57,13 +57,10 @@ struct ExitStatusCLITests {
 
     @Test("a closed port: exit 7 with what happened and what to try")
     func connectionRefused() async throws {
-        // A port that was just free: start a server, note its port, stop it.
-        let server = try await TestServer.start()
-        let url = server.baseURL.absoluteString + "/get"
-        try await server.shutdown()
-        let run = try await CourierProcess.run([url])
+        let closed = try RefusingPort()
+        let run = try await CourierProcess.run([closed.baseURL + "/get"])
         #expect(run.status == 7, "\(run)")
-        #expect(run.errors.hasPrefix("courier: error: could not connect to 127.0.0.1:\(server.port)"), "\(run)")
+        #expect(run.errors.hasPrefix("courier: error: could not connect to 127.0.0.1:\(closed.port)"), "\(run)")
         #expect(run.errors.contains("Is the server running"), "\(run)")
         #expect(!run.errors.contains("CourierError"), "\(run)")
     }

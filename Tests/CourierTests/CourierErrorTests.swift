@@ -41,6 +41,24 @@ import FoundationNetworking
         #expect(CourierError(.cancelled, url: url).failingURL == url)
     }
 
+    /// One mapping for the session and for callers: a TLS handshake failure is not a failure to
+    /// connect, and reasons are the engine's own (the session's tasks report the same values).
+    @Test func engineErrorMappingMatchesTheSession() {
+        let url = URL(string: "https://h/")
+        guard case .engine(.tlsHandshakeFailed("wrong version number")) = CourierError(.tlsHandshakeFailed("wrong version number")) else {
+            Issue.record("a TLS handshake failure became \(CourierError(.tlsHandshakeFailed("wrong version number")))")
+            return
+        }
+        guard case .cannotConnect(url, "connection refused") = CourierError(.cannotConnect(host: "h", port: 1, reason: "connection refused"), url: url) else {
+            Issue.record("cannot connect")
+            return
+        }
+        guard case .timedOut(url, "idle timeout") = CourierError(.timedOut(.idle), url: url) else {
+            Issue.record("timeout")
+            return
+        }
+    }
+
     @Test func messages() {
         #expect(CourierError.requestSerializationFailed(.fileNotFound(path: "/x/y")).description.contains("/x/y"))
         #expect(CourierError.tooManyRedirects(url: nil, limit: 16).description == "Too many HTTP redirects (more than 16)")

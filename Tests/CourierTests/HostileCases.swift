@@ -138,9 +138,7 @@ struct HostileCase: Sendable, CustomStringConvertible {
             HostileCase(
                 name: "plain HTTP answering a TLS client hello",
                 script: HostileScript([.write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"), .close]),
-                // The session reports .engine(.tlsHandshakeFailed); CourierError(EngineError) maps
-                // the same failure to .cannotConnect: either is accepted until they agree.
-                expected: .either(.tlsHandshakeFailed, .cannotConnect), httpsToPlainServer: true),
+                expected: .tlsHandshakeFailed, httpsToPlainServer: true),
             // A data or upload task refuses a body larger than its limit from the head; a
             // download takes what comes, and the early close is a lost connection.
             HostileCase(

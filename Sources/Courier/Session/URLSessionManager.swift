@@ -524,13 +524,6 @@ public class URLSessionManager: @unchecked Sendable {
     }
 
     func courierError(_ error: EngineError, url: URL?) -> CourierError {
-        switch error {
-        case .cancelled: return .cancelled(url: url)
-        case .timedOut(let kind): return .timedOut(url: url, reason: "\(kind.rawValue) timeout")
-        case .cannotConnect(_, _, let reason), .dnsFailure(_, let reason): return .cannotConnect(url: url, reason: reason)
-        case .connectionLost(let reason): return .connectionLost(url: url, reason: reason)
-        case .serverTrustRejected(let host, let reason): return .serverTrustRejected(host: host, reason: reason)
-        default: return .engine(error)
-        }
+        CourierError(error, url: url)
     }
 }
