@@ -70,13 +70,13 @@ func eventually(within seconds: Double = 60, _ condition: () -> Bool) async thro
     if !condition() { Issue.record("condition not met within \(seconds) s") }
 }
 
-/// Waits until `value` has stayed the same for 300 ms (work already in flight when a transfer
+/// Waits until `value` has stayed the same for `interval` (work already in flight when a transfer
 /// was paused lands late on a loaded machine) and returns it; gives up after `seconds`.
-func settled(within seconds: Double = 30, _ value: () -> Int64) async throws -> Int64 {
+func settled(within seconds: Double = 30, interval: Duration = .milliseconds(300), _ value: () -> Int64) async throws -> Int64 {
     let deadline = Date().addingTimeInterval(seconds)
     var last = value()
     while Date() < deadline {
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: interval)
         let now = value()
         if now == last { return now }
         last = now
