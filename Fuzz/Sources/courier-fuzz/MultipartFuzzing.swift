@@ -20,7 +20,12 @@ enum MultipartFuzzing {
             form.appendPart(formData: Data(body), name: name)
             expected.append((name, body))
         }
-        guard !expected.isEmpty else { return }
+        // A body holding the delimiter itself can't be framed unambiguously by any multipart
+        // writer: that is what a random boundary (`MultipartFormData.makeBoundary()`) is for.
+        let delimiter = Array(("\r\n--" + boundary).utf8)
+        guard !expected.isEmpty,
+            !expected.contains(where: { part in ByteSearch.firstIndex(of: delimiter, in: [13, 10] + part.body + [13, 10], from: 0) != nil })
+        else { return }
         let framed = Box()
         let done = DispatchSemaphore(value: 0)
         Task {
