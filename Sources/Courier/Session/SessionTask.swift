@@ -45,18 +45,25 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         var error: (any Error)?
         var metrics: EngineMetrics?
         var resumeData: DownloadResumeData?
+        /// How many `HTTPURLResponse`s were made for this task (the final one, and any a hook
+        /// needed for a redirect or a challenge): a test hook showing the hot path makes none.
+        var responsesBuilt = 0
 
+        /// Records the final response's head; `made` is the `HTTPURLResponse` a hook already
+        /// needed for it (kept, so the task never makes a second one).
         mutating func setResponse(head: HTTPResponseHead, url: URL, made: HTTPURLResponse?) {
             self.head = head
             self.responseURL = url
             self.response = made
         }
 
-        /// The response, made now if needed.
+        /// The response, made now if needed: once per task, under the task's lock, so every
+        /// reader gets the same object.
         mutating func madeResponse() -> HTTPURLResponse? {
             if let response { return response }
             guard let head, let responseURL else { return nil }
-            let made = TaskDelegate.makeResponse(head, url: responseURL)
+            let made = ResponseHeadBridge.makeResponse(head, url: responseURL)
+            if made != nil { responsesBuilt += 1 }
             response = made
             return made
         }
@@ -104,7 +111,9 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     public var state: State { snapshot.withLock { $0.state } }
     /// The request being sent now (differs from ``originalRequest`` after a redirect).
     public var currentRequest: URLRequest? { snapshot.withLock { $0.currentRequest } }
-    /// The final response's head, once it arrived.
+    /// The final response, once its head arrived. Made from the engine's response head on
+    /// first use (not on the event loop, and not at all when nobody reads it), then the same
+    /// object on every access.
     public var response: HTTPURLResponse? { snapshot.withLock { $0.madeResponse() } }
     /// A label for the task (AFNetworking tags tasks with their manager's address here).
     public var taskDescription: String? {

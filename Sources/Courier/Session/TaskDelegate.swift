@@ -85,6 +85,8 @@ final class TaskDelegate: Sendable {
     private let callbacks = TaskCallbackQueue(label: "courier.task-callbacks")
     /// A serializer for this task only (the async typed API), instead of the manager's.
     let serializerOverride: (any ResponseSerializer)?
+    /// See ``TaskSetup/deliversHeadOnly``.
+    let deliversHeadOnly: Bool
 
     /// The upload progress (total from the expected counts; when unknown, the request's
     /// Content-Length).
@@ -96,6 +98,7 @@ final class TaskDelegate: Sendable {
     init(kind: Kind, task: SessionTask, body: RequestBody?, core: URLSessionManager, setup: TaskSetup) {
         self.finisher = setup.finisher
         self.serializerOverride = setup.serializer
+        self.deliversHeadOnly = setup.deliversHeadOnly
         self.kind = kind
         self.currentTask = Mutex(task)
         self.resumeData = setup.resumeData
@@ -268,10 +271,12 @@ final class TaskDelegate: Sendable {
         guard let request = task.currentRequest, let url = request.url else { return }
         // Foundation's HTTPURLResponse costs ~3.5 µs per header field to make on Linux: make it
         // only when a hook needs it here; otherwise the task makes it off the event loop.
+        // A response a redirect or challenge hook needed for this head (counted on the task).
         var made: HTTPURLResponse?
         func response() -> HTTPURLResponse? {
             if let made { return made }
-            let fresh = Self.makeResponse(head, url: url)
+            let fresh = ResponseHeadBridge.makeResponse(head, url: url)
+            if fresh != nil { task.snapshot.withLock { $0.responsesBuilt += 1 } }
             made = fresh
             return fresh
         }
@@ -298,18 +303,21 @@ final class TaskDelegate: Sendable {
         }
 
         // 401 with a challenge we can answer: send again with credentials.
-        if status == 401, let response = response(), let retry = authenticationRetry(for: request, response: response, head: head) {
+        // The `HTTPURLResponse` is made only for a challenge block (its signature takes one).
+        if status == 401, let retry = authenticationRetry(for: request, head: head, response: response) {
             state.withLock { $0.continuation = .authenticate(retry) }
             return
         }
 
-        let expectedLength = head.headers.first(name: "content-length").flatMap { Int64($0) } ?? -1
+        let expectedLength = ResponseHeadBridge.expectedLength(of: head)
         task.snapshot.withLock { snapshot in
             snapshot.setResponse(head: head, url: url, made: made)
             snapshot.countOfBytesExpectedToReceive = expectedLength
         }
         progress.update(.download, total: expectedLength, completed: 0, notify: false)
-        if let dataTask = task as? DataTask, let hook = hooks.dataTaskDidReceiveResponse, let response = response() {
+        // From here on the task's own (memoized) response: the hook, the stream and
+        // `task.response` all see one object.
+        if let dataTask = task as? DataTask, let hook = hooks.dataTaskDidReceiveResponse, let response = task.response {
             switch hook(dataTask, response) {
             case .allow: break
             case .cancel: cancel()
@@ -319,7 +327,7 @@ final class TaskDelegate: Sendable {
         if state.withLock({ $0.isDownload }) {
             openDownloadFile(for: head, expectedLength: expectedLength)
         } else if case .stream(let stream) = kind {
-            if let response = response() { stream.receive(response) }
+            if let response = task.response { stream.receive(response) }
         } else if let limit = core.configuration.maximumResponseBodySize, expectedLength > limit {
             failBodyTooLarge(limit: limit, contentLength: expectedLength, received: 0)
         }
@@ -521,21 +529,27 @@ final class TaskDelegate: Sendable {
     /// `WWW-Authenticate` field is read, the strongest one Courier supports is offered to the
     /// challenge block, and the default handling answers with the session credential only in
     /// its scope and schemes (see ``AuthenticationAttempts`` and ``URLSessionManager/credential``).
-    private func authenticationRetry(for request: URLRequest, response: HTTPURLResponse, head: HTTPResponseHead) -> URLRequest? {
+    private func authenticationRetry(
+        for request: URLRequest, head: HTTPResponseHead, response: () -> HTTPURLResponse?
+    ) -> URLRequest? {
         let challenges = AuthenticationHeader.challenges(in: head.headers["www-authenticate"])
         let attempts = state.withLock { $0.authentication }
         guard !attempts.exhausted, let offered = ChallengeSelection.strongest(challenges) else { return nil }
         if let (stale, answer) = attempts.staleRetry(challenges, url: request.url) {
             return answered(request, challenge: stale, answer: answer, isStaleRetry: true)
         }
-        let challenge = AuthenticationChallenge(
-            scheme: offered.scheme,
-            realm: offered.parameters["realm"],
-            parameters: offered.parameters,
-            previousFailureCount: attempts.failures,
-            failureResponse: response
-        )
-        let disposition = core.hooks.taskDidReceiveChallenge?(task, challenge) ?? .performDefaultHandling
+        var disposition = ChallengeDisposition.performDefaultHandling
+        if let hook = core.hooks.taskDidReceiveChallenge {
+            guard let failureResponse = response() else { return nil }
+            let challenge = AuthenticationChallenge(
+                scheme: offered.scheme,
+                realm: offered.parameters["realm"],
+                parameters: offered.parameters,
+                previousFailureCount: attempts.failures,
+                failureResponse: failureResponse
+            )
+            disposition = hook(task, challenge)
+        }
         let credential: URLCredential?
         let chosen: AuthenticationHeader.Challenge?
         let isSessionCredential: Bool
@@ -633,7 +647,11 @@ final class TaskDelegate: Sendable {
         guard let (data, sink) = taken else { return }
         progress.finish()
         let work: @Sendable () -> Void = { [self] in
-            self.finish(response: withResponse ? self.task.response : nil, data: data, sink: sink, error: error)
+            // A head-only task (the `HTTPRequest` entry point) makes no `HTTPURLResponse` unless a
+            // monitor or a download (AFN-shaped signatures) needs one.
+            let needsResponse = withResponse
+                && (!self.deliversHeadOnly || !self.core.monitors.isEmpty || self.state.withLock { $0.isDownload })
+            self.finish(response: needsResponse ? self.task.response : nil, data: data, sink: sink, error: error)
         }
         if let finisher {
             finisher(work)
@@ -664,7 +682,9 @@ final class TaskDelegate: Sendable {
         }
         if let producedResumeData { task.snapshot.withLock { $0.resumeData = producedResumeData } }
         resumeDataHandler?(producedResumeData)
-        if transportError == nil {
+        if transportError == nil, deliversHeadOnly, sink == nil, !isDownload {
+            object = data  // the raw body: serializers take an HTTPURLResponse, this task makes none
+        } else if transportError == nil {
             let result = serializer.serializeResponseErased(response, data: sink == nil && !isDownload ? data : nil)
             object = Self.unwrapOptional(result.object)
             error = alreadyComplete ? nil : result.error
@@ -762,18 +782,6 @@ final class TaskDelegate: Sendable {
         return value
     }
 
-    static func makeResponse(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
-        var fields: [String: String] = [:]
-        for (name, value) in head.headers {
-            if let existing = fields[name] {
-                fields[name] = existing + ", " + value
-            } else {
-                fields[name] = value
-            }
-        }
-        let version = "HTTP/\(head.version.major).\(head.version.minor)"
-        return HTTPURLResponse(url: url, statusCode: Int(head.status.code), httpVersion: version, headerFields: fields)
-    }
 }
 
 /// Lets `unwrapOptional` see through `Optional` without knowing its wrapped type.

@@ -22,4 +22,8 @@ struct TaskSetup: Sendable {
     /// Where the end of the task (serialization, completion, notification) runs instead of the
     /// processing and completion queues: the async shape hands it to the awaiting Swift task.
     var finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+    /// The task's caller reads the response head, not an `HTTPURLResponse` (the `HTTPRequest`
+    /// entry point): the end of the task skips the serializer, hands the raw body as the
+    /// object and makes no `HTTPURLResponse` unless a monitor needs one.
+    var deliversHeadOnly = false
 }

@@ -1,0 +1,163 @@
+public import CourierEngine
+public import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+public import HTTPTypes
+import NIOHTTP1
+import Synchronization
+
+/// A response as swift-http-types describes it, with what the session made of its body. No
+/// `HTTPURLResponse` is made for it (that costs ~3.5 µs per header field on Linux).
+public struct HTTPTypesResponse<Value: Sendable>: Sendable {
+    /// The body (``URLSessionManager/response(for:body:)``) or the decoded value.
+    public var value: Value
+    /// The final response: status and fields (after redirects and answered challenges).
+    public var response: HTTPResponse
+    /// The URL the final response came from (differs from the request's after a redirect).
+    public var url: URL
+    /// Timings of the final exchange.
+    public var metrics: EngineMetrics?
+
+    /// The response's status.
+    public var status: HTTPResponse.Status { response.status }
+    /// The response's header fields, in arrival order.
+    public var headerFields: HTTPFields { response.headerFields }
+}
+
+/// swift-http-types at the session's boundary: requests in as `HTTPRequest`, responses out as
+/// `HTTPResponse`. The same task machinery as every other request (redirects, authentication,
+/// cookies, the security policy, limits, notifications, hooks); the only differences are that
+/// the manager's response serializer is not run (it takes an `HTTPURLResponse`) and no
+/// `HTTPURLResponse` is made, except for a registered ``SessionMonitor`` (whose AFN-shaped
+/// signature takes one) or a hook that asks for one (redirect, challenge, did-receive-response).
+extension URLSessionManager {
+    /// Sends `request` with `body` and returns the body and the final response.
+    ///
+    /// ```swift
+    /// let request = HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "/json")
+    /// let (data, response) = try await manager.data(for: request)
+    /// ```
+    /// Cancelling the awaiting Swift task cancels the request.
+    /// - Throws: ``CourierError/requestSerializationFailed(_:)`` when the request has no
+    ///   scheme or authority; the transport error otherwise (a ``CourierError``). Any status
+    ///   is returned, not thrown (no serializer validates it).
+    public func data(for request: HTTPRequest, body: Data? = nil) async throws -> (Data, HTTPResponse) {
+        let result = try await response(for: request, body: body)
+        return (result.value, result.response)
+    }
+
+    /// Like ``data(for:body:)``, with the final URL and the metrics.
+    public func response(for request: HTTPRequest, body: Data? = nil) async throws -> HTTPTypesResponse<Data> {
+        let outcome = try await runHeadOnly(ResponseHeadBridge.urlRequest(from: request, body: body))
+        return try outcome.typed(outcome.data)
+    }
+
+    /// Sends `request` and decodes the JSON body into `type`, validated as
+    /// ``DecodableResponseSerializer`` does (status 200..<300, a JSON content type, an empty
+    /// body only for 204 and 205): a valid response is decoded without making an
+    /// `HTTPURLResponse`; an invalid one is handed to the serializer so that its error (which
+    /// carries an `HTTPURLResponse`) is exactly the serializer's.
+    /// - Parameter makeDecoder: makes the decoder (default: a plain `JSONDecoder`).
+    /// - Throws: the transport error, or the serializer's validation, empty-body or decoding error.
+    public func response<T: Decodable & Sendable>(
+        for request: HTTPRequest, body: Data? = nil, as type: T.Type,
+        makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+    ) async throws -> HTTPTypesResponse<T> {
+        let outcome = try await runHeadOnly(ResponseHeadBridge.urlRequest(from: request, body: body))
+        return try outcome.typed(outcome.decode(type, makeDecoder: makeDecoder))
+    }
+
+    /// What a head-only task ended with.
+    struct HeadOnlyOutcome {
+        var data: Data
+        var head: HTTPResponseHead
+        var url: URL
+        var metrics: EngineMetrics?
+
+        func typed<Value: Sendable>(_ value: Value) throws -> HTTPTypesResponse<Value> {
+            HTTPTypesResponse(
+                value: value, response: try ResponseHeadBridge.httpResponse(head, url: url), url: url, metrics: metrics)
+        }
+
+        /// The fast path reads the head; anything it does not accept goes to the serializer.
+        func decode<T: Decodable & Sendable>(_ type: T.Type, makeDecoder: @escaping @Sendable () -> JSONDecoder) throws -> T {
+            let status = Int(head.status.code)
+            if (200..<300).contains(status), let mime = ResponseHeadBridge.mimeType(of: head),
+                JSONResponseSerializer.jsonContentTypes.contains(mime), !data.isBlankBody,
+                let value = try? makeDecoder().decode(T.self, from: data)
+            {
+                return value
+            }
+            let response = ResponseHeadBridge.makeResponse(head, url: url)
+            let result = DecodableResponseSerializer<T>(makeDecoder: makeDecoder).serializeResponse(response, data: data)
+            if let error = result.error { throw error }
+            guard let decoded = result.object, let value = decoded else {
+                throw CourierError.responseSerializationFailed(
+                    reason: "the response had no body to decode as \(T.self)", response: response, data: data,
+                    underlying: nil)
+            }
+            return value
+        }
+    }
+
+    /// Runs `request` as a data task that makes no `HTTPURLResponse` (see
+    /// ``TaskSetup/deliversHeadOnly``); its end runs in the awaiting Swift task, as in the
+    /// async shape. `registered` sees the task (tests count its responses).
+    func runHeadOnly(_ request: URLRequest, registered: (@Sendable (DataTask) -> Void)? = nil) async throws
+        -> HeadOnlyOutcome
+    {
+        let box = Mutex<DataTask?>(nil)
+        let outcome = Mutex<Result<Data, any Error>?>(nil)
+        let finish: @Sendable () -> Void = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<@Sendable () -> Void, Never>) in
+                let setup = TaskSetup(
+                    completion: { _, object, error in
+                        let result: Result<Data, any Error> = error.map { .failure($0) } ?? .success(object as? Data ?? Data())
+                        outcome.withLock { $0 = result }
+                    },
+                    finisher: { work in continuation.resume(returning: work) },
+                    deliversHeadOnly: true)
+                let task = register(
+                    { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
+                box.withLock { $0 = task }
+                registered?(task)
+                task.resume()
+                if Task.isCancelled { task.cancel() }
+            }
+        } onCancel: {
+            box.withLock { $0 }?.cancel()
+        }
+        finish()
+        guard let result = outcome.withLock({ $0 }), let task = box.withLock({ $0 }) else {
+            throw CourierError.connectionLost(url: request.url, reason: "the task ended without a result")
+        }
+        let data = try result.get()
+        let (head, url, metrics) = task.snapshot.withLock { ($0.head, $0.responseURL, $0.metrics) }
+        guard let head, let url else {
+            throw CourierError.connectionLost(url: request.url, reason: "no response")
+        }
+        return HeadOnlyOutcome(data: data, head: head, url: url, metrics: metrics)
+    }
+}
+
+extension HTTPSessionManager {
+    /// Any method through the manager's request serializer (base URL, parameters, headers),
+    /// decoding the JSON body into `type` and returning swift-http-types metadata: unlike
+    /// ``request(_:_:parameters:headers:as:)`` (whose ``SessionResponse`` carries an
+    /// `HTTPURLResponse`), a valid response makes no `HTTPURLResponse`. Validation and errors
+    /// are ``DecodableResponseSerializer``'s (see ``URLSessionManager/response(for:body:as:makeDecoder:)``).
+    ///
+    /// ```swift
+    /// let user = try await manager.fetch("GET", "users/1", as: User.self)
+    /// print(user.status.code, user.value)
+    /// ```
+    public func fetch<T: Decodable & Sendable>(
+        _ method: String = "GET", _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        as type: T.Type, makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+    ) async throws -> HTTPTypesResponse<T> {
+        let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
+        let outcome = try await runHeadOnly(request)
+        return try outcome.typed(outcome.decode(type, makeDecoder: makeDecoder))
+    }
+}
