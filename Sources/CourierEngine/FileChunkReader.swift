@@ -11,6 +11,10 @@ import NIOPosix
 /// Reads a file in chunks with `pread` on NIO's thread pool: a request body streamed from disk
 /// without loading it whole and without blocking an event loop.
 final class FileChunkReader: Sendable {
+    /// The bytes read per `pread` when a file body is sent: large enough that the thread-pool
+    /// hop and the batch it feeds are paid once per MiB, small enough to bound memory.
+    static let sliceSize = 1 << 20
+
     let path: String
     private let descriptor: Int32
 

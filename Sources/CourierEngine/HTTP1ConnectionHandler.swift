@@ -22,7 +22,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         let expectedBodyLength: Int64?
         var bodyBytesSent: Int64 = 0
         var bodyProducer: Task<Void, Never>?
-        var writabilityWaiter: EventLoopPromise<Void>?
+        /// The streamed body's chunks on their way from the producer (nil for bytes).
+        var bodyPipe: RequestBodyPipe?
+        var progressThrottle: UploadProgressThrottle
         var idleTimer: Scheduled<Void>?
         var deadlineTimer: Scheduled<Void>?
         var lastActivity = NIODeadline.now()
@@ -33,6 +35,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             self.execution = execution
             self.metrics = metrics
             self.expectedBodyLength = expectedBodyLength
+            self.progressThrottle = UploadProgressThrottle(expected: expectedBodyLength)
         }
     }
 
@@ -167,7 +170,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        releaseWritabilityWaiterIfPossible()
+        updateBodyPipe()
         context.fireChannelWritabilityChanged()
     }
 
@@ -267,7 +270,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             pendingRead = false
             context.read()
         }
-        releaseWritabilityWaiterIfPossible()
+        updateBodyPipe()
     }
 
     /// Closes the connection if it is idle (pool idle timeout or shutdown).
@@ -285,14 +288,12 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         switch body.storage {
         case .bytes(let buffer):
             let count = Int64(buffer.readableBytes)
+            exchange.bodyBytesSent = count
             let promise = context.eventLoop.makePromise(of: Void.self)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
             promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
                 guard let self, self.exchange === exchange else { return }
-                exchange.bodyBytesSent += count
-                exchange.metrics.requestBodyBytesSent = exchange.bodyBytesSent
-                exchange.lastActivity = .now()
-                exchange.execution.emit(.uploadProgress(sent: exchange.bodyBytesSent, expected: count))
+                self.bodyBytesWritten(count, exchange)
             }
             writeEnd(exchange, context: context)
         case .file(let path, let offset, let length):
@@ -304,7 +305,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
                 while remaining > 0 {
                     let chunk = try await reader.read(
                         at: position,
-                        count: Int(min(remaining, 256 * 1024)),
+                        count: Int(min(remaining, Int64(FileChunkReader.sliceSize))),
                         allocator: ByteBufferAllocator()
                     )
                     if chunk.readableBytes == 0 {
@@ -320,6 +321,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Runs the body's producer in a task; its chunks reach the event loop in batches through a
+    /// ``RequestBodyPipe`` (one hop, one flush and one write promise per batch).
     private func startProducer(
         _ exchange: Exchange,
         context: ChannelHandlerContext,
@@ -329,57 +332,102 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         let loop = context.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
         let execution = exchange.execution
-        let writer = BodyWriter { chunk in
-            try await loop.flatSubmit {
-                handler.value.writeBodyChunk(chunk, for: execution, on: loop)
-            }.get()
-        }
+        let pipe = RequestBodyPipe(loop: loop) { handler.value.drainBody(for: execution) }
+        exchange.bodyPipe = pipe
+        updateBodyPipe()
+        let writer = BodyWriter { chunk in try await pipe.write(chunk) }
         exchange.bodyProducer = Task {
             do {
                 try await produce(writer)
-                loop.execute { handler.value.finishBody(for: execution) }
+                pipe.finish()
             } catch {
+                // When the exchange failed the pipe, it already decided the request's fate.
+                guard !pipe.hasFailed else { return }
                 let engineError = (error as? EngineError) ?? .invalidBody("the body stream failed: \(error)")
+                pipe.fail(engineError)
                 loop.execute { handler.value.abort(execution, with: engineError) }
             }
         }
     }
 
-    private func writeBodyChunk(
-        _ chunk: ByteBuffer,
-        for execution: RequestExecution,
-        on loop: any EventLoop
-    ) -> EventLoopFuture<Void> {
-        guard let context else {
-            return loop.makeFailedFuture(EngineError.cancelled)
+    /// On the event loop: writes every chunk queued in the body's pipe, one flush per batch,
+    /// until the pipe is empty (then ends the body if the producer returned).
+    private func drainBody(for execution: RequestExecution) {
+        guard let exchange, exchange.execution === execution, let pipe = exchange.bodyPipe else { return }
+        guard let context, case .running(let request) = stateMachine.state, request.upload == .sending else {
+            pipe.fail(.cancelled)
+            return
         }
-        guard let exchange, exchange.execution === execution,
-            case .running(let request) = stateMachine.state, request.upload == .sending
-        else {
-            return context.eventLoop.makeFailedFuture(EngineError.cancelled)
+        if execution.isUploadPaused {
+            pipe.park()
+            return
         }
-        let count = Int64(chunk.readableBytes)
-        let queued = exchange.bodyBytesSent + count
-        if let expected = exchange.expectedBodyLength, queued > expected {
-            abort(execution, with: .invalidBody("the body stream wrote more than the \(expected) bytes announced"))
-            return context.eventLoop.makeFailedFuture(EngineError.cancelled)
+        // A bounded number of batches per turn, so other channels on this loop get theirs.
+        for _ in 0..<16 {
+            let (chunks, ended) = pipe.take()
+            guard !chunks.isEmpty else {
+                if ended { finishBody(for: execution) }
+                return
+            }
+            // Write while the channel takes more; flush when it fills up, and leave what is
+            // left in the pipe (so the channel never holds more than its high-water mark plus
+            // a chunk: a suspended or slow upload has little in flight).
+            var count: Int64 = 0
+            var written = 0
+            while written < chunks.count {
+                let size = Int64(chunks[written].readableBytes)
+                if let expected = exchange.expectedBodyLength, exchange.bodyBytesSent + count + size > expected {
+                    abort(execution, with: .invalidBody("the body stream wrote more than the \(expected) bytes announced"))
+                    return
+                }
+                if !context.channel.isWritable {
+                    context.flush()
+                    guard self.exchange === exchange else { return }
+                    if !context.channel.isWritable { break }
+                }
+                context.write(wrapOutboundOut(.body(.byteBuffer(chunks[written]))), promise: nil)
+                count += size
+                written += 1
+            }
+            if count > 0 {
+                // One promise for the batch, on an empty write after it (the encoder frames
+                // no empty chunk; it completes in order, once the batch's bytes are written).
+                exchange.bodyBytesSent += count
+                let promise = context.eventLoop.makePromise(of: Void.self)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer()))), promise: promise)
+                let batch = count
+                promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
+                    guard let self, self.exchange === exchange else { return }
+                    self.bodyBytesWritten(batch, exchange)
+                }
+            }
+            context.flush()
+            guard self.exchange === exchange else { return }
+            if written < chunks.count {
+                pipe.park(returning: chunks[written...])
+                updateBodyPipe()
+                return
+            }
+            updateBodyPipe()
         }
-        exchange.bodyBytesSent = queued
-        let expected = exchange.expectedBodyLength
-        let promise = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: promise)
-        promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
-            guard let self, self.exchange === exchange else { return }
-            exchange.metrics.requestBodyBytesSent += count
-            exchange.lastActivity = .now()
-            exchange.execution.emit(.uploadProgress(sent: exchange.metrics.requestBodyBytesSent, expected: expected))
+        context.eventLoop.execute { [handler = NIOLoopBound(self, eventLoop: context.eventLoop)] in
+            handler.value.drainBody(for: execution)
         }
-        if context.channel.isWritable && !execution.isUploadPaused {
-            return context.eventLoop.makeSucceededVoidFuture()
-        }
-        let waiter = context.eventLoop.makePromise(of: Void.self)
-        exchange.writabilityWaiter = waiter
-        return waiter.futureResult
+    }
+
+    /// `count` more body bytes reached the socket: metrics, the idle clock, and (throttled)
+    /// the caller's progress.
+    private func bodyBytesWritten(_ count: Int64, _ exchange: Exchange) {
+        exchange.metrics.requestBodyBytesSent += count
+        let now = NIODeadline.now()
+        exchange.lastActivity = now
+        reportUploadProgress(exchange, now: now, final: false)
+    }
+
+    private func reportUploadProgress(_ exchange: Exchange, now: NIODeadline, final: Bool) {
+        let sent = exchange.metrics.requestBodyBytesSent
+        guard exchange.progressThrottle.shouldReport(sent: sent, now: now.uptimeNanoseconds, final: final) else { return }
+        exchange.execution.emit(.uploadProgress(sent: sent, expected: exchange.expectedBodyLength))
     }
 
     private func finishBody(for execution: RequestExecution) {
@@ -401,18 +449,19 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
             guard let self, self.exchange === exchange else { return }
+            if exchange.execution.request.body != nil {
+                self.reportUploadProgress(exchange, now: .now(), final: true)
+            }
             exchange.metrics.requestEnd = Date()
             exchange.lastActivity = .now()
             self.perform(self.stateMachine.requestBodySent())
         }
     }
 
-    private func releaseWritabilityWaiterIfPossible() {
-        guard let context, let exchange, let waiter = exchange.writabilityWaiter else { return }
-        if context.channel.isWritable && !exchange.execution.isUploadPaused {
-            exchange.writabilityWaiter = nil
-            waiter.succeed(())
-        }
+    /// Tells the body's pipe whether the connection takes more: writable and not paused.
+    private func updateBodyPipe() {
+        guard let context, let exchange, let pipe = exchange.bodyPipe else { return }
+        pipe.setOpen(context.channel.isWritable && !exchange.execution.isUploadPaused)
     }
 
     // MARK: - Actions
@@ -430,6 +479,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         case .forwardResponseHead(let head, let abandonUpload):
             guard let exchange else { return }
             if abandonUpload {
+                exchange.bodyPipe?.fail(.cancelled)
                 exchange.bodyProducer?.cancel()
             }
             exchange.execution.emit(.responseHead(head))
@@ -444,7 +494,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             exchange.execution.finish(.success(()), metrics: exchange.metrics)
         case .failRequest(let error, _, let retryable):
             guard let exchange = takeExchange() else { return }
-            exchange.writabilityWaiter?.fail(error)
+            exchange.bodyPipe?.fail(error)
             context?.close(promise: nil)
             onRequestEnded?(false)
             if exchange.metrics.responseEnd == nil, exchange.metrics.responseStart != nil {
@@ -480,6 +530,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         self.exchange = nil
         exchange.idleTimer?.cancel()
         exchange.deadlineTimer?.cancel()
+        exchange.bodyPipe?.fail(.cancelled)
         exchange.bodyProducer?.cancel()
         if pendingRead, let context {
             pendingRead = false

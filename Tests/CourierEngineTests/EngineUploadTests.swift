@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CourierEngine
+import CourierTestServer
+import Crypto
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+
+/// Large uploads as a user sees them: every byte arrives (the test server's `/upload` answers
+/// the count and SHA-256), progress comes in order, ends exactly at the total and arrives a
+/// bounded number of times (not once per 64 KiB chunk), a peer that stops reading stops the
+/// producer, and a paused upload stops producing.
+@Suite("HTTPEngine uploads")
+struct EngineUploadTests {
+    private static let chunk = ByteBuffer(repeating: 0x5a, count: 64 * 1024)
+    private static let size = 64 << 20
+
+    private static func hash(chunks: Int) -> String {
+        var hasher = SHA256()
+        for _ in 0..<chunks { hasher.update(data: Data(chunk.readableBytesView)) }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The progress counts, the server's count and hash, the failure.
+    private static func outcome(_ recorder: EventRecorder) throws -> (progress: [Int64], bytes: Int?, sha256: String?) {
+        var body = ByteBuffer()
+        var progress: [Int64] = []
+        for event in recorder.all {
+            switch event {
+            case .bodyPart(var part): body.writeBuffer(&part)
+            case .uploadProgress(let sent, _): progress.append(sent)
+            default: break
+            }
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        return (progress, (json?["bytes"] as? NSNumber)?.intValue, json?["sha256"] as? String)
+    }
+
+    /// At most one report per 1 % of the body, plus the first, plus one per 100 ms elapsed.
+    private static func progressBound(elapsed: TimeInterval) -> Int {
+        102 + Int(elapsed / 0.1)
+    }
+
+    @Test(arguments: [true, false])
+    func streamed64MiBUploadHasOrderedExactAndBoundedProgress(knownLength: Bool) async throws {
+        let chunks = Self.size / Self.chunk.readableBytes
+        try await withEngine { engine, server in
+            let recorder = EventRecorder()
+            let body = RequestBody.stream(length: knownLength ? Int64(Self.size) : nil) { writer in
+                for _ in 0..<chunks { try await writer.write(Self.chunk) }
+            }
+            let start = Date()
+            engine.execute(EngineRequest(method: "POST", url: server.url("/upload"), body: body)) { recorder.record($0) }
+            await recorder.waitForEnd()
+            let elapsed = Date().timeIntervalSince(start)
+            #expect(recorder.failure == nil)
+            let (progress, bytes, sha256) = try Self.outcome(recorder)
+            #expect(bytes == Self.size)
+            #expect(sha256 == Self.hash(chunks: chunks))
+            #expect(progress.last == Int64(Self.size))
+            #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 < $1 }, "progress goes strictly up")
+            #expect(progress.count <= Self.progressBound(elapsed: elapsed), "\(progress.count) reports in \(elapsed) s")
+            #expect(progress.count < chunks)
+        }
+    }
+
+    @Test func file64MiBUploadHasOrderedExactAndBoundedProgress() async throws {
+        let chunks = Self.size / Self.chunk.readableBytes
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID()).bin").path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        for _ in 0..<chunks { file.write(Data(Self.chunk.readableBytesView)) }
+        try file.close()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await withEngine { engine, server in
+            let recorder = EventRecorder()
+            let start = Date()
+            engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: .file(path: path))) {
+                recorder.record($0)
+            }
+            await recorder.waitForEnd()
+            let elapsed = Date().timeIntervalSince(start)
+            #expect(recorder.failure == nil)
+            let (progress, bytes, sha256) = try Self.outcome(recorder)
+            #expect(bytes == Self.size)
+            #expect(sha256 == Self.hash(chunks: chunks))
+            #expect(progress.last == Int64(Self.size))
+            #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 < $1 }, "progress goes strictly up")
+            #expect(progress.count <= Self.progressBound(elapsed: elapsed), "\(progress.count) reports in \(elapsed) s")
+        }
+    }
+
+    @Test func aPeerThatStopsReadingStopsTheProducer() async throws {
+        let listener = try NonReadingListener()
+        defer { listener.close() }
+        let engine = try HTTPEngine()
+        let produced = Mutex<Int64>(0)
+        let producerEnded = Mutex(false)
+        let body = RequestBody.stream(length: nil) { writer in
+            defer { producerEnded.withLock { $0 = true } }
+            while true {
+                try await writer.write(Self.chunk)
+                produced.withLock { $0 += Int64(Self.chunk.readableBytes) }
+            }
+        }
+        let recorder = EventRecorder()
+        let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/upload"))
+        let task = engine.execute(EngineRequest(method: "POST", url: url, body: body)) { recorder.record($0) }
+        // Wait until the producer is held: the count stays the same for a whole second.
+        var last: Int64 = -1
+        var stableSamples = 0
+        for _ in 0..<200 where stableSamples < 5 {
+            try await Task.sleep(for: .milliseconds(200))
+            let now = produced.withLock { $0 }
+            stableSamples = now == last && now > 0 ? stableSamples + 1 : 0
+            last = now
+        }
+        #expect(stableSamples >= 5, "the producer never stopped: \(last) bytes")
+        // Kernel buffers on loopback (a few MiB) plus the engine's bounded queue.
+        #expect(last < 24 << 20, "the producer got \(last) bytes past a peer that reads nothing")
+        task.cancel()
+        await recorder.waitForEnd()
+        #expect(recorder.failure == .cancelled)
+        #expect(await eventually { producerEnded.withLock { $0 } })
+        await engine.shutdown()
+    }
+
+    @Test func pausedUploadStopsProducingAndResumeFinishesIt() async throws {
+        let chunks = Self.size / Self.chunk.readableBytes
+        try await withEngine { engine, server in
+            let produced = Mutex<Int64>(0)
+            let body = RequestBody.stream(length: Int64(Self.size)) { writer in
+                for _ in 0..<chunks {
+                    try await writer.write(Self.chunk)
+                    produced.withLock { $0 += Int64(Self.chunk.readableBytes) }
+                }
+            }
+            let recorder = EventRecorder()
+            let task = engine.execute(EngineRequest(method: "POST", url: server.url("/upload"), body: body)) {
+                recorder.record($0)
+            }
+            task.pause()
+            // Let a write that was already under way land, then the count must hold.
+            try await Task.sleep(for: .milliseconds(500))
+            let whilePaused = produced.withLock { $0 }
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(produced.withLock { $0 } == whilePaused)
+            #expect(whilePaused < Int64(Self.size))
+            task.resume()
+            await recorder.waitForEnd()
+            #expect(recorder.failure == nil)
+            let (progress, bytes, sha256) = try Self.outcome(recorder)
+            #expect(bytes == Self.size)
+            #expect(sha256 == Self.hash(chunks: chunks))
+            #expect(progress.last == Int64(Self.size))
+        }
+    }
+}
+
+/// A loopback listener that never accepts nor reads: its small receive buffer fills, then the
+/// client's send buffer, then the client must stop.
+private final class NonReadingListener: Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw EngineTestFailure("socket failed") }
+        var size: Int32 = 64 * 1024
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 4) == 0 else {
+            Glibc.close(fd)
+            throw EngineTestFailure("bind/listen failed")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
