@@ -142,18 +142,18 @@ extension URLSessionManager {
 }
 
 extension HTTPSessionManager {
-    /// Any method through the manager's request serializer (base URL, parameters, headers),
+    /// `method` (default GET) through the manager's request serializer (base URL, parameters, headers),
     /// decoding the JSON body into `type` and returning swift-http-types metadata: unlike
     /// ``request(_:_:parameters:headers:as:)`` (whose ``SessionResponse`` carries an
     /// `HTTPURLResponse`), a valid response makes no `HTTPURLResponse`. Validation and errors
     /// are ``DecodableResponseSerializer``'s (see ``URLSessionManager/response(for:body:as:makeDecoder:)``).
     ///
     /// ```swift
-    /// let user = try await manager.fetch("GET", "users/1", as: User.self)
+    /// let user = try await manager.fetch("users/1", as: User.self)
     /// print(user.status.code, user.value)
     /// ```
     public func fetch<T: Decodable & Sendable>(
-        _ method: String = "GET", _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        _ urlString: String, method: String = "GET", parameters: Parameters? = nil, headers: [String: String]? = nil,
         as type: T.Type, makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
     ) async throws -> HTTPTypesResponse<T> {
         let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
