@@ -409,7 +409,59 @@ public class URLSessionManager: @unchecked Sendable {
     /// ``CourierError/cancelled(url:)`` when resumed. Posts
     /// ``Foundation/Notification/Name/courierSessionDidInvalidate`` and calls the
     /// did-become-invalid block once the session is done.
+    ///
+    /// Returns at once; the work goes on in the background. To wait for it (a server shutting
+    /// down, a test, a command-line tool about to exit), use
+    /// ``invalidateSession(cancelingTasks:resetSession:)``.
     public func invalidateSessionCancelingTasks(_ cancelPendingTasks: Bool, resetSession: Bool) {
+        _ = beginInvalidation(cancelingTasks: cancelPendingTasks, resetSession: resetSession)
+    }
+
+    /// The awaitable form of ``invalidateSessionCancelingTasks(_:resetSession:)``: the same
+    /// invalidation, returning only when it is over.
+    ///
+    /// ```swift
+    /// await manager.invalidateSession(cancelingTasks: false)  // let running requests finish
+    /// ```
+    ///
+    /// When it returns:
+    /// - every task that was running has completed and its completion block has run (with
+    ///   `cancelingTasks`, most with ``CourierError/cancelled(url:)``); tasks created but never
+    ///   resumed are not waited for (they hold no connection);
+    /// - the engine has shut down: every connection it opened is closed (no socket of this
+    ///   manager is left open). The engine runs on the process-wide
+    ///   `MultiThreadedEventLoopGroup.singleton`, so there is no thread of its own to stop;
+    /// - the did-become-invalid block, the
+    ///   ``Foundation/Notification/Name/courierSessionDidInvalidate`` notification and the
+    ///   monitors' ``SessionEventMonitor/sessionDidInvalidate(_:)`` have been delivered (on
+    ///   the manager's processing queue, after the completion blocks still queued in
+    ///   ``completionGroup``).
+    ///
+    /// Without `cancelingTasks` it waits as long as the running tasks take (a task that was
+    /// resumed and then suspended is waited for until it is resumed and finishes). If the
+    /// calling Swift task is cancelled, the running tasks are cancelled, and the call still
+    /// returns only once all of the above is done. Calling it again, even at the same time, is
+    /// harmless: each call waits for the same tasks and delivers the invalidation once more,
+    /// as the synchronous form does. Never throws.
+    ///
+    /// - Parameters:
+    ///   - cancelingTasks: Cancel the running tasks (`true`) or let them finish (`false`).
+    ///   - resetSession: Keep the manager usable: the next task gets a fresh engine. Default
+    ///     `false`: tasks created afterwards fail with ``CourierError/cancelled(url:)``.
+    public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) async {
+        let (done, running) = beginInvalidation(cancelingTasks: cancelingTasks, resetSession: resetSession)
+        await withTaskCancellationHandler {
+            // An unstructured task: the caller's cancellation must not cut the wait short.
+            await done.value
+        } onCancel: {
+            running.forEach { $0.cancel() }
+        }
+    }
+
+    /// Marks the session invalid (or drops its engine when resetting), cancels the running
+    /// tasks when asked, and starts the wait: for those tasks' completions, for the engine's
+    /// shutdown, then for the invalidation to be delivered. Returns that work and the tasks.
+    private func beginInvalidation(cancelingTasks: Bool, resetSession: Bool) -> (done: Task<Void, Never>, running: [SessionTask]) {
         let (running, engine): ([SessionTask], HTTPEngine?) = registry.withLock { registry in
             let engine = registry.engine
             if resetSession {
@@ -419,20 +471,39 @@ public class URLSessionManager: @unchecked Sendable {
             }
             return (Array(registry.tasks.values), engine)
         }
-        if cancelPendingTasks { running.forEach { $0.cancel() } }
+        if cancelingTasks { running.forEach { $0.cancel() } }
         let group = completionGroup
-        Task {
-            await Self.completion(of: running)
+        let done = Task {
+            await self.deliveryOfCompletions(of: running)
             await engine?.shutdown()
             // The completion blocks still queued run first; the block, notification and
             // monitors then run on a dispatch queue, never on a thread of Swift's cooperative
             // pool (user code may block).
-            group.notify(queue: self.processingQueue) {
-                self.hooks.sessionDidBecomeInvalid?(self, nil)
-                NotificationCenter.default.post(name: .courierSessionDidInvalidate, object: self)
-                self.monitors.forEach { $0.sessionDidInvalidate(self) }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                group.notify(queue: self.processingQueue) {
+                    self.hooks.sessionDidBecomeInvalid?(self, nil)
+                    NotificationCenter.default.post(name: .courierSessionDidInvalidate, object: self)
+                    self.monitors.forEach { $0.sessionDidInvalidate(self) }
+                    continuation.resume()
+                }
             }
         }
+        return (done, running)
+    }
+
+    /// Returns once no task of `tasks` that was started is still waiting for its completion to
+    /// be delivered: each has completed and left the manager (which it does when its completion
+    /// is handed to ``completionQueue``, inside ``completionGroup``, so a `notify` on the group
+    /// afterwards runs after the completion block). Tasks never resumed are not waited for.
+    private func deliveryOfCompletions(of tasks: [SessionTask]) async {
+        for task in tasks {
+            while isAwaitingDelivery(task) { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+    }
+
+    private func isAwaitingDelivery(_ task: SessionTask) -> Bool {
+        guard registry.withLock({ $0.tasks[task.taskIdentifier] === task }) else { return false }
+        return task.state == .completed || task.delegate?.hasStarted == true
     }
 
     // MARK: - Reporting (used by TaskDelegate)
