@@ -55,7 +55,7 @@ struct HappyEyeballsTests {
         let hole = try BlackHole()
         try await TestServer.withRunning { server in
             var configuration = EngineConfiguration()
-            configuration.connectTimeout = .seconds(20)
+            configuration.connectTimeout = .seconds(60)
             let silent = try SocketAddress(ipAddress: "127.0.0.1", port: hole.port)
             let working = try SocketAddress(ipAddress: "127.0.0.1", port: server.port)
             configuration.resolveOverride = { _, _ in [silent, working] }
@@ -64,18 +64,29 @@ struct HappyEyeballsTests {
             let response = try await engine.collect(EngineRequest(url: try #require(URL(string: "http://happy-eyeballs.test:\(server.port)/get"))))
             let elapsed = ContinuousClock.now - started
             #expect(response.head.status == .ok)
-            // Sequential attempts would fail with a connect timeout after 20 s; a hang bound,
-            // not a timing assertion: Happy Eyeballs starts the next attempt after 250 ms.
-            #expect(elapsed < .seconds(15), "\(elapsed)")
+            // Sequential attempts would fail with a connect timeout after 60 s; a hang bound,
+            // not a timing assertion: Happy Eyeballs starts the next attempt after 250 ms (a full
+            // parallel run on 2 cores has seen the whole request take 21 s).
+            #expect(elapsed < .seconds(45), "\(elapsed)")
             await engine.shutdown()
         }
         withExtendedLifetime(hole) {}
     }
 
     @Test func allAddressesRefusingIsCannotConnect() async throws {
-        let server = try await TestServer.start()
-        let port = server.port
-        try await server.shutdown()
+        // A bound socket that never listens: refused for as long as it lives, and no server of a
+        // test running in parallel can take its port (a just-freed port can be taken).
+        let closed = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(closed) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(closed, $0, length) == 0 && getsockname(closed, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         var configuration = EngineConfiguration()
         let refusing = try SocketAddress(ipAddress: "127.0.0.1", port: port)
         configuration.resolveOverride = { _, _ in [refusing, refusing] }
