@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierEngine", targets: ["CourierEngine"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
+        // A separate product, so that the Courier product does not depend on swift-service-lifecycle.
+        .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .executable(name: "courier", targets: ["courier"]),
     ],
     dependencies: [
@@ -26,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
@@ -119,6 +122,25 @@ let package = Package(
                 "courier",
                 "CourierTestServer",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CourierServiceLifecycle",
+            dependencies: [
+                "Courier",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CourierServiceLifecycleTests",
+            dependencies: [
+                "Courier",
+                "CourierServiceLifecycle",
+                "CourierTestServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
