@@ -127,4 +127,44 @@ import Testing
             #expect(invalidations.value == 1)
         }
     }
+
+    /// Stands in for an HTTP server in the README's group: stops on graceful shutdown, and
+    /// says when.
+    struct StandInServer: Service {
+        let stopped: @Sendable () -> Void
+
+        func run() async throws {
+            try? await gracefulShutdown()
+            stopped()
+        }
+    }
+
+    final class Events: @unchecked Sendable {
+        // @unchecked: every access holds the lock.
+        private let lock = NSLock()
+        private var list: [String] = []
+        var value: [String] { lock.withLock { list } }
+        func append(_ event: String) { lock.withLock { list.append(event) } }
+    }
+
+    /// The README's group, `[SessionManagerService(manager: client), server]`: on graceful
+    /// shutdown the server stops first, then the client lets its running request finish and
+    /// becomes invalid, and then the group returns.
+    @Test func readmeShutdownExample() async throws {
+        try await TestServer.withRunning { origin in
+            let client = URLSessionManager()
+            let events = Events()
+            client.setSessionDidBecomeInvalidBlock { _, _ in events.append("client invalid") }
+            let server = StandInServer { events.append("server stopped") }
+            let group = ServiceGroup(services: [SessionManagerService(manager: client), server], logger: Self.logger)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                let outcome = try await Self.startSlowRequest(client, origin)
+                await group.triggerGracefulShutdown()
+                try await tasks.next()
+                #expect(try #require(outcome.value).status == 200)
+                #expect(events.value == ["server stopped", "client invalid"])
+            }
+        }
+    }
 }
