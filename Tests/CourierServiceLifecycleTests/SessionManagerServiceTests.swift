@@ -28,11 +28,15 @@ import Testing
 
     static let logger = Logger(label: "courier.service-lifecycle-tests")
 
-    /// Starts a request the server answers after one second and waits until the server has it.
-    static func startSlowRequest(_ manager: URLSessionManager, _ server: TestServer) async throws -> Outcome {
+    /// Starts a request the server answers after one second (or, with `answered` false, never:
+    /// only cancelling ends it) and waits until the server has it.
+    static func startSlowRequest(
+        _ manager: URLSessionManager, _ server: TestServer, answered: Bool = true
+    ) async throws -> Outcome {
         let outcome = Outcome()
+        let path = answered ? "/delay/1" : "/fault/no-response"
         manager.dataTask(
-            with: URLRequest(url: server.baseURL.appendingPathComponent("delay/1")),
+            with: URLRequest(url: try #require(URL(string: server.baseURL.absoluteString + path))),
             completionHandler: { response, _, error in outcome.record(response, error) }
         ).resume()
         for _ in 0..<3000 where server.requestsReceived == 0 { try await Task.sleep(for: .milliseconds(20)) }
@@ -97,7 +101,7 @@ import Testing
             let group = ServiceGroup(services: [service], logger: Self.logger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
-                let outcome = try await Self.startSlowRequest(manager, server)
+                let outcome = try await Self.startSlowRequest(manager, server, answered: false)
                 await group.triggerGracefulShutdown()
                 try await tasks.next()
                 guard case .cancelled = try #require(outcome.value).error as? CourierError else {
@@ -115,7 +119,7 @@ import Testing
             let group = ServiceGroup(services: [SessionManagerService(manager: manager)], logger: Self.logger)
             let outcome = try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
-                let outcome = try await Self.startSlowRequest(manager, server)
+                let outcome = try await Self.startSlowRequest(manager, server, answered: false)
                 tasks.cancelAll()
                 try await tasks.next()
                 return outcome
