@@ -10,27 +10,11 @@ enum HostileLeakProbe {
     }
 
     /// This process's descriptors that are TCP sockets whose peer is `127.0.0.1:port` (client
-    /// ends of connections to a test server), from /proc/self/net/tcp and tcp6 matched by inode.
+    /// ends of connections to a test server). ``ClientSocketProbe`` reads the whole /proc tables
+    /// (this probe used `String(contentsOfFile:)`, which stops at 4 KiB there, so with a large
+    /// table it found nothing and the check passed whatever was left open).
     static func clientSockets(toPort port: Int) -> Int {
-        var inodes = Set<String>()
-        for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.count > 9, let remotePort = fields[2].split(separator: ":").last,
-                    Int(remotePort, radix: 16) == port
-                else { continue }
-                inodes.insert(String(fields[9]))
-            }
-        }
-        inodes.remove("0")
-        guard !inodes.isEmpty, let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return 0 }
-        return fds.filter { fd in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
-                target.hasPrefix("socket:[")
-            else { return false }
-            return inodes.contains(String(target.dropFirst("socket:[".count).dropLast()))
-        }.count
+        ClientSocketProbe.sockets(toPort: port)
     }
 
     /// The download temporary files (`CourierDownload-*`) in the temporary directory.
