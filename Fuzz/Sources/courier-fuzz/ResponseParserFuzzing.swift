@@ -55,7 +55,7 @@ enum ResponseParserFuzzing {
                 break
             }
         }
-        if !remaining.isEmpty { try? channel.writeInbound(channel.allocator.buffer(bytes: remaining)) }
+        if !remaining.isEmpty { _ = try? channel.writeInbound(channel.allocator.buffer(bytes: remaining)) }
         _ = try? channel.finish()
         // A response still open when the connection closed must have been ended by now.
         handler.abort(execution, with: .cancelled)
