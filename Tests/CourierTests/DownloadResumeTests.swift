@@ -302,6 +302,9 @@ struct DownloadResumeTests {
             ("a missing folder", blob(path: folder.appendingPathComponent("no/such/file").path)),
             ("a file URL", blob(path: elsewhere.path, url: "file:///etc/passwd")),
             ("a header with CR LF", blob(path: elsewhere.path, headers: #"{"X-A":"b\r\nX-B: c"}"#)),
+            // Found by the resume-data fuzzer: a path ending in "/" names a directory (that need
+            // not exist yet); it was accepted, and its encoding no longer decoded to an equal value.
+            ("a path ending in a slash", blob(path: folder.appendingPathComponent("new").path + "/")),
         ]
         for (what, data) in bad {
             #expect(throws: CourierError.self, "\(what)") { try DownloadResumeData(encoded: data) }

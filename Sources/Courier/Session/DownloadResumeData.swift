@@ -78,6 +78,10 @@ public struct DownloadResumeData: Sendable, Equatable {
         guard partialFileURL.isFileURL, partialFileURL.path.hasPrefix("/") else {
             return "the partial file \(partialFileURL) is not an absolute file path"
         }
+        // "/x/part/" names a directory, whether or not one exists there yet.
+        guard !partialFileURL.hasDirectoryPath else {
+            return "the partial file \(partialFileURL.path) is named as a directory (its path ends in \"/\")"
+        }
         return DownloadFileSystem.problem(withPath: partialFileURL.path)
     }
 
