@@ -362,54 +362,55 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             pipe.park()
             return
         }
-        // A bounded number of batches per turn, so other channels on this loop get theirs.
-        for _ in 0..<16 {
-            let (chunks, ended) = pipe.take()
-            guard !chunks.isEmpty else {
-                if ended { finishBody(for: execution) }
-                return
-            }
-            // Write while the channel takes more; flush when it fills up, and leave what is
-            // left in the pipe (so the channel never holds more than its high-water mark plus
-            // a chunk: a suspended or slow upload has little in flight).
-            var count: Int64 = 0
-            var written = 0
-            while written < chunks.count {
-                let size = Int64(chunks[written].readableBytes)
-                if let expected = exchange.expectedBodyLength, exchange.bodyBytesSent + count + size > expected {
-                    abort(execution, with: .invalidBody("the body stream wrote more than the \(expected) bytes announced"))
-                    return
-                }
-                if !context.channel.isWritable {
-                    context.flush()
-                    guard self.exchange === exchange else { return }
-                    if !context.channel.isWritable { break }
-                }
-                context.write(wrapOutboundOut(.body(.byteBuffer(chunks[written]))), promise: nil)
-                count += size
-                written += 1
-            }
+        // Write while the channel takes more, flushing when it fills up; leave the rest queued
+        // in the pipe (so the channel never holds more than its high-water mark plus a chunk:
+        // a suspended or slow upload has little in flight). One write promise per flush: an
+        // empty write after the batch (the encoder frames no empty chunk; it completes in
+        // order, once the batch's bytes are written). A bounded number of chunks per turn, so
+        // other channels on this loop get theirs.
+        var count: Int64 = 0
+        func flushBatch() {
             if count > 0 {
-                // One promise for the batch, on an empty write after it (the encoder frames
-                // no empty chunk; it completes in order, once the batch's bytes are written).
                 exchange.bodyBytesSent += count
+                let batch = count
+                count = 0
                 let promise = context.eventLoop.makePromise(of: Void.self)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer()))), promise: promise)
-                let batch = count
                 promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
                     guard let self, self.exchange === exchange else { return }
                     self.bodyBytesWritten(batch, exchange)
                 }
             }
             context.flush()
-            guard self.exchange === exchange else { return }
-            if written < chunks.count {
-                pipe.park(returning: chunks[written...])
-                updateBodyPipe()
-                return
-            }
-            updateBodyPipe()
         }
+        for _ in 0..<256 {
+            if !context.channel.isWritable {
+                flushBatch()
+                guard self.exchange === exchange else { return }
+                if !context.channel.isWritable {
+                    pipe.park()
+                    // Writability changes arrive on this loop: none can have been missed.
+                    updateBodyPipe()
+                    return
+                }
+            }
+            switch pipe.next() {
+            case .empty(let ended):
+                flushBatch()
+                if ended, self.exchange === exchange { finishBody(for: execution) }
+                return
+            case .chunk(let chunk):
+                let size = Int64(chunk.readableBytes)
+                if let expected = exchange.expectedBodyLength, exchange.bodyBytesSent + count + size > expected {
+                    abort(execution, with: .invalidBody("the body stream wrote more than the \(expected) bytes announced"))
+                    return
+                }
+                context.write(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+                count += size
+            }
+        }
+        flushBatch()
+        guard self.exchange === exchange else { return }
         context.eventLoop.execute { [handler = NIOLoopBound(self, eventLoop: context.eventLoop)] in
             handler.value.drainBody(for: execution)
         }
@@ -458,10 +459,14 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Tells the body's pipe whether the connection takes more: writable and not paused.
+    /// Tells the body's pipe whether the connection takes more (writable, not paused), and
+    /// drains it here when that opened it (no hop: writability changes arrive on the loop).
     private func updateBodyPipe() {
         guard let context, let exchange, let pipe = exchange.bodyPipe else { return }
-        pipe.setOpen(context.channel.isWritable && !exchange.execution.isUploadPaused)
+        let paused = exchange.execution.isUploadPaused
+        if pipe.setOpen(context.channel.isWritable && !paused, paused: paused) {
+            drainBody(for: exchange.execution)
+        }
     }
 
     // MARK: - Actions

@@ -4,13 +4,13 @@ import Synchronization
 /// Carries a streamed request body's chunks from the task that produces them to the
 /// connection's event loop, in batches.
 ///
-/// The producer appends chunks without waiting while the connection can take more (writable,
-/// not paused) and less than ``highWater`` bytes wait here; the first chunk of a batch asks the
-/// event loop to drain, and the drain writes everything queued by then with one flush. So a fast
-/// producer pays one event-loop hop per batch, not per chunk, and never suspends while the
-/// socket keeps up. When the socket falls behind (or the task is suspended) the producer waits;
-/// the event loop releases it when the channel is writable again. At most ``highWater`` bytes
-/// plus one chunk wait here, whatever the producer does.
+/// The producer appends chunks without waiting until ``highWater`` bytes are queued here (or the
+/// upload is paused); the first chunk of a batch asks the event loop to drain, unless the channel
+/// is full, in which case the event loop drains by itself, without a hop, when the channel turns
+/// writable. The drain writes what the channel takes with one flush and leaves the rest queued.
+/// So a producer pays about one wake-up per ``highWater`` bytes and the event loop one hop per
+/// batch, not one of each per chunk. At most ``highWater`` bytes plus one chunk wait here,
+/// whatever the producer does.
 ///
 /// Shared between the producing task and the event loop; every field sits behind the mutex.
 final class RequestBodyPipe: Sendable {
@@ -18,12 +18,14 @@ final class RequestBodyPipe: Sendable {
     static let highWater = 512 * 1024
 
     private struct State {
-        var chunks: [ByteBuffer] = []
+        var chunks = CircularBuffer<ByteBuffer>()
         var bytes = 0
         /// A drain is queued on (or running on) the event loop.
         var drainScheduled = false
-        /// The connection takes more: the channel is writable and the upload is not paused.
+        /// The channel takes more: writable and the upload is not paused.
         var open = true
+        /// The upload is paused: the producer waits whatever the room.
+        var paused = false
         /// The producer returned: once the chunks are written the body ends.
         var ended = false
         /// The drain reported the end: nothing more is drained.
@@ -31,6 +33,16 @@ final class RequestBodyPipe: Sendable {
         var waiter: CheckedContinuation<Void, any Error>?
         /// Set when the exchange stopped taking the body; every later write throws it.
         var failure: EngineError?
+
+        var hasRoom: Bool { !paused && bytes < RequestBodyPipe.highWater }
+
+        /// The waiting producer, taken, when it may go on: not paused and at most half the
+        /// high-water mark queued (so it is woken about once per half, not once per chunk).
+        mutating func releasableWaiter() -> CheckedContinuation<Void, any Error>? {
+            guard !paused, bytes <= RequestBodyPipe.highWater / 2, let waiter else { return nil }
+            self.waiter = nil
+            return waiter
+        }
     }
 
     private let state = Mutex(State())
@@ -43,8 +55,8 @@ final class RequestBodyPipe: Sendable {
         self.drain = drain
     }
 
-    /// Queues `chunk`; waits while the connection cannot take more. Throws the exchange's error
-    /// once it stopped taking the body.
+    /// Queues `chunk`; waits while too much is queued or the upload is paused. Throws the
+    /// exchange's error once it stopped taking the body.
     func write(_ chunk: ByteBuffer) async throws {
         let count = chunk.readableBytes
         guard count > 0 else {
@@ -57,7 +69,7 @@ final class RequestBodyPipe: Sendable {
             state.bytes += count
             let schedule = !state.drainScheduled && state.open
             if schedule { state.drainScheduled = true }
-            return (schedule, !state.open || state.bytes >= Self.highWater)
+            return (schedule, !state.hasRoom)
         }
         if schedule { loop.execute(drain) }
         if wait { try await waitForRoom() }
@@ -67,7 +79,7 @@ final class RequestBodyPipe: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let result: Result<Void, EngineError>? = state.withLock { state in
                 if let failure = state.failure { return .failure(failure) }
-                if state.open && state.bytes < Self.highWater { return .success(()) }
+                if state.hasRoom { return .success(()) }
                 state.waiter = continuation
                 return nil
             }
@@ -86,54 +98,57 @@ final class RequestBodyPipe: Sendable {
         if schedule { loop.execute(drain) }
     }
 
-    /// On the event loop, from the drain: the queued chunks (taken), or when none is left
-    /// whether the body ended (the producer returned; reported once) and the drain is over.
-    func take() -> (chunks: [ByteBuffer], ended: Bool) {
-        state.withLock { state in
-            guard !state.chunks.isEmpty else {
-                state.drainScheduled = false
-                guard state.ended, !state.closed else { return ([], false) }
-                state.closed = true
-                return ([], true)
-            }
-            let chunks = state.chunks
-            state.chunks = []
-            state.bytes = 0
-            return (chunks, false)
-        }
+    /// What the drain gets from ``next()``.
+    enum Next {
+        /// The oldest queued chunk.
+        case chunk(ByteBuffer)
+        /// Nothing queued: the drain is over; `ended` once, when the producer returned.
+        case empty(ended: Bool)
     }
 
-    /// On the event loop, from the drain: the connection takes no more (paused, or the channel
-    /// is full); `unsent` goes back to the front of the queue and waits until ``setOpen(_:)``
-    /// opens the pipe again.
-    func park(returning unsent: ArraySlice<ByteBuffer> = []) {
+    /// On the event loop, from the drain: the oldest queued chunk (a waiting producer goes on
+    /// once half the high-water mark is free), or the end of the drain.
+    func next() -> Next {
+        let (result, waiter) = state.withLock { state -> (Next, CheckedContinuation<Void, any Error>?) in
+            guard let chunk = state.chunks.popFirst() else {
+                state.drainScheduled = false
+                guard state.ended, !state.closed else { return (.empty(ended: false), nil) }
+                state.closed = true
+                return (.empty(ended: true), nil)
+            }
+            state.bytes -= chunk.readableBytes
+            return (.chunk(chunk), state.releasableWaiter())
+        }
+        waiter?.resume()
+        return result
+    }
+
+    /// On the event loop, from the drain: the channel takes no more (paused, or full); the
+    /// chunks stay queued until ``setOpen(_:paused:)`` opens the pipe again.
+    func park() {
         state.withLock { state in
             state.drainScheduled = false
             state.open = false
-            if !unsent.isEmpty {
-                state.chunks.insert(contentsOf: unsent, at: 0)
-                for chunk in unsent { state.bytes += chunk.readableBytes }
-            }
         }
     }
 
-    /// On the event loop: whether the connection takes more (writable and not paused).
-    /// Opening releases a waiting producer and drains what was parked.
-    func setOpen(_ open: Bool) {
-        let (waiter, schedule) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, Bool) in
+    /// On the event loop: whether the channel takes more (writable and not paused) and whether
+    /// the upload is paused. Releases a waiting producer when there is room. Returns true when
+    /// the caller (on the event loop) must drain now: the pipe opened with chunks queued (or
+    /// the end pending) and no drain under way.
+    func setOpen(_ open: Bool, paused: Bool) -> Bool {
+        let (waiter, drainNow) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, Bool) in
             state.open = open
-            guard open else { return (nil, false) }
-            var schedule = false
-            if !state.drainScheduled, !state.closed, !state.chunks.isEmpty || state.ended {
+            state.paused = paused
+            var drainNow = false
+            if open, !state.drainScheduled, !state.closed, !state.chunks.isEmpty || state.ended {
                 state.drainScheduled = true
-                schedule = true
+                drainNow = true
             }
-            guard state.bytes < Self.highWater, let waiter = state.waiter else { return (nil, schedule) }
-            state.waiter = nil
-            return (waiter, schedule)
+            return (state.releasableWaiter(), drainNow)
         }
-        if schedule { loop.execute(drain) }
         waiter?.resume()
+        return drainNow
     }
 
     /// The exchange stopped taking the body: drops the queued chunks and fails the producer's
@@ -143,7 +158,7 @@ final class RequestBodyPipe: Sendable {
         let (first, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, any Error>?) in
             guard state.failure == nil else { return (false, nil) }
             state.failure = error
-            state.chunks = []
+            state.chunks.removeAll()
             state.bytes = 0
             defer { state.waiter = nil }
             return (true, state.waiter)
