@@ -162,8 +162,11 @@ struct BlockingIOTests {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager(configuration: Self.configuration())
             let form = MultipartFormData()
-            form.appendPart(fileData: Data(repeating: 0x62, count: 4096), name: "f", fileName: "f.bin", mimeType: "application/octet-stream")
-            form.throttleBandwidth(packetSize: 1024, delay: 0.2)
+            // 16 packets 0.5 s apart: each upload takes 8 s, so a loaded machine's scheduling
+            // noise can't let the uploads finish first; a blocking sleep holds a pool thread for
+            // each 0.5 s pause, and 200 yields queued behind those take far longer than 8 s.
+            form.appendPart(fileData: Data(repeating: 0x62, count: 16_384), name: "f", fileName: "f.bin", mimeType: "application/octet-stream")
+            form.throttleBandwidth(packetSize: 1024, delay: 0.5)
             let finished = Mutex(0)
             let recorders = (0..<Self.uploads).map { _ in CompletionRecorder() }
             for recorder in recorders {
@@ -179,8 +182,9 @@ struct BlockingIOTests {
                     }
                 ).resume()
             }
-            // Low priority, so that it doesn't jump ahead of the body producers' turns.
-            let finishedWhenDone = await Task.detached(priority: .low) {
+            // Default priority: a low-priority task was starved past the uploads' end by the
+            // other suites of a full parallel run on 2 cores.
+            let finishedWhenDone = await Task.detached {
                 for _ in 0..<200 { await Task.yield() }
                 return finished.withLock { $0 }
             }.value
