@@ -3,7 +3,7 @@
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
 # TARGET: response json query-string multipart set-cookie www-authenticate certificate
 #         resume-data base-url   (or "all": each target for SECONDS seconds)
-# Builds Fuzz/ (its own package and scratch path) with --sanitize=fuzzer --sanitize=address,
+# Builds Fuzz/ (its own package and scratch path) with libFuzzer coverage and AddressSanitizer,
 # keeps a growing corpus in Fuzz/Corpus/TARGET (seeds are committed; new entries are not) and
 # writes any crashing input to Fuzz/Crashes/TARGET/. Exit status: libFuzzer's (0: no crash).
 set -euo pipefail
@@ -18,16 +18,19 @@ seconds=$2
 shift 2
 
 scratch=Fuzz/.build
-# An incremental rebuild of this package after the root package's sources changed has linked
-# a binary with most of Courier uninstrumented (libFuzzer then reports ~91k counters instead of
-# ~270k and finds no coverage): build from a clean scratch directory whenever the sources are
-# newer than the binary. COURIER_FUZZ_SKIP_BUILD=1 reuses the binary as it is.
+# Built from a clean scratch directory whenever the sources are newer than the binary (a few
+# minutes; incremental rebuilds of this package have misbehaved). COURIER_FUZZ_SKIP_BUILD=1
+# reuses the binary as it is.
 binary="$scratch/debug/courier-fuzz"
 if [ "${COURIER_FUZZ_SKIP_BUILD:-0}" != 1 ]; then
     if [ -x "$binary" ] && [ -n "$(find Sources Fuzz/Sources Package.swift Fuzz/Package.swift -newer "$binary" -print -quit)" ]; then
         rm -rf "$scratch"
     fi
-    swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address \
+    # swiftc keeps only the last -sanitize= it is given: SwiftPM's `--sanitize=fuzzer
+    # --sanitize=address` compiles Swift with AddressSanitizer and no coverage at all (libFuzzer
+    # then sees ~91k counters, from the C targets only). One combined flag, passed last, keeps both.
+    swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer \
+        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address -Xcxx -fsanitize=address \
         --product courier-fuzz 2>&1 | grep -E "error|warning: |Build complete" | grep -v "/.build/checkouts/" || true
 fi
 [ -x "$binary" ] || { echo "the fuzzer did not build" >&2; exit 1; }
