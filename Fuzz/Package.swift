@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // libFuzzer targets for Courier's parsers. A package of its own (like Benchmarks/) so that the
-// fuzzer build (`--sanitize=fuzzer --sanitize=address`, its own scratch path) never touches the
+// fuzzer build (libFuzzer coverage and AddressSanitizer, its own scratch path) never touches the
 // main build. Run one target with `scripts/fuzz.sh TARGET SECONDS` from the repository root.
 import PackageDescription
 
