@@ -5,6 +5,7 @@
 /// A credential restricted to ``digest`` is never sent as Basic: a server that offers only
 /// Basic gets no answer, and its 401 is the task's result.
 public struct AuthenticationSchemes: OptionSet, Sendable, Hashable {
+    /// The set's bits (``basic`` is bit 0, ``digest`` bit 1).
     public let rawValue: Int
 
     /// Creates a set from its raw bits.
