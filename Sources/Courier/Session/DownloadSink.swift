@@ -54,7 +54,7 @@ final class DownloadSink: Sendable {
         queue.async { [self] in
             var failure: (any Error)?
             do {
-                try self.handle.write(contentsOf: Data(buffer.readableBytesView))
+                try buffer.withUnsafeReadableBytes { try self.handle.write(contentsOf: $0) }  // no copy per chunk
             } catch {
                 failure = error
             }

@@ -435,9 +435,11 @@ final class TaskDelegate: Sendable {
                     downloadTask, Int64(buffer.readableBytes), received, task.countOfBytesExpectedToReceive)
             }
         } else {
-            let chunk = Data(buffer.readableBytesView)
-            state.withLock { $0.data.append(chunk) }
-            if let dataTask = task as? DataTask { core.hooks.dataTaskDidReceiveData?(dataTask, chunk) }
+            // Straight from the buffer into the body: a separate `Data` only when a block wants the chunk.
+            buffer.withUnsafeReadableBytes { bytes in state.withLock { $0.data.append(contentsOf: bytes) } }
+            if let dataTask = task as? DataTask, let didReceiveData = core.hooks.dataTaskDidReceiveData {
+                didReceiveData(dataTask, Data(buffer.readableBytesView))
+            }
         }
         progress.update(.download, total: nil, completed: received)
     }
