@@ -340,7 +340,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 context.close(promise: nil)
                 return
             case .reset:
-                Self.reset(context: context)
+                ConnectionReset.reset(context)
                 return
             case .stall:
                 return
@@ -348,16 +348,6 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         }
     }
 
-    /// Closes with `SO_LINGER {1, 0}` so that the peer sees RST instead of FIN.
-    private static func reset(context: ChannelHandlerContext) {
-        guard let provider = context.channel as? any SocketOptionProvider else {
-            context.close(promise: nil)
-            return
-        }
-        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
-        }
-    }
 
     private func schedule(after delay: TimeAmount, context: ChannelHandlerContext, _ body: @escaping () -> Void) {
         guard delay > .zero else {

@@ -187,7 +187,7 @@ public enum HostileCertificates {
                     Critical(BasicConstraints.notCertificateAuthority)
                     Critical(KeyUsage(digitalSignature: true))
                     try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames(localhostNames)
+                    SubjectAlternativeNames(TestCertificateAuthority.localhostNames)
                 }
                 SubjectKeyIdentifier(hash: publicKey)
                 if let issuerKeyIdentifier {
@@ -209,16 +209,6 @@ public enum HostileCertificates {
         )
     }
 
-    /// DNS `localhost`, IP `127.0.0.1` and IP `::1`.
-    private static var localhostNames: [GeneralName] {
-        let ipv4: [UInt8] = [127, 0, 0, 1]
-        let ipv6: [UInt8] = Array(repeating: 0, count: 15) + [1]
-        return [
-            .dnsName("localhost"),
-            .ipAddress(ASN1OctetString(contentBytes: ipv4[...])),
-            .ipAddress(ASN1OctetString(contentBytes: ipv6[...])),
-        ]
-    }
 
     private static func derBytes(of certificate: Certificate) throws -> [UInt8] {
         var serializer = DER.Serializer()

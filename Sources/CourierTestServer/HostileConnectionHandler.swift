@@ -98,7 +98,7 @@ final class HostileConnectionHandler: ChannelInboundHandler {
                 return
             case .reset:
                 paused = true
-                Self.reset(context: context)
+                ConnectionReset.reset(context)
                 return
             case .halfClose:
                 let promise = context.eventLoop.makePromise(of: Void.self)
@@ -165,14 +165,4 @@ final class HostileConnectionHandler: ChannelInboundHandler {
         return nil
     }
 
-    /// Closes with `SO_LINGER {1, 0}` so that the peer sees RST instead of FIN.
-    private static func reset(context: ChannelHandlerContext) {
-        guard let provider = context.channel as? any SocketOptionProvider else {
-            context.close(promise: nil)
-            return
-        }
-        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
-        }
-    }
 }

@@ -299,8 +299,8 @@ extension TestCertificateAuthority {
         }
     }
 
-    /// DNS `localhost`, IP `127.0.0.1` and IP `::1`.
-    private static var localhostNames: [GeneralName] {
+    /// DNS `localhost`, IP `127.0.0.1` and IP `::1` (also the names of the hostile chains).
+    static var localhostNames: [GeneralName] {
         let ipv4: [UInt8] = [127, 0, 0, 1]
         let ipv6: [UInt8] = Array(repeating: 0, count: 15) + [1]
         return [
