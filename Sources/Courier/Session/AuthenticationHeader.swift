@@ -42,8 +42,9 @@ enum AuthenticationHeader {
     }
 
     /// The `Digest` answer to `challenge`, or nil when it can't be answered: no realm or
-    /// nonce, an algorithm other than MD5 or SHA-256, a qop without `auth`, or a user name
-    /// that can't be a quoted string.
+    /// nonce, an algorithm other than MD5 or SHA-256, a qop without `auth`, or a user name,
+    /// realm, nonce or opaque that can't be a quoted string (a control character other than
+    /// HTAB: sent back, a CR or LF would split the `Authorization` line).
     static func digest(
         _ challenge: Challenge,
         user: String,
@@ -54,7 +55,8 @@ enum AuthenticationHeader {
         clientNonce: String
     ) -> String? {
         guard let realm = challenge.parameters["realm"], let nonce = challenge.parameters["nonce"],
-            let algorithm = DigestAlgorithm(challenge), !user.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            let algorithm = DigestAlgorithm(challenge), !user.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
+            [realm, nonce, challenge.parameters["opaque"] ?? ""].allSatisfy(canBeQuoted)
         else { return nil }
         let qopOptions = (challenge.parameters["qop"] ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
@@ -84,6 +86,11 @@ enum AuthenticationHeader {
     static func makeClientNonce() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<16).map { _ in hex2(UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+    }
+
+    /// Whether `value` fits in a quoted-string (RFC 9110 §5.6.4): no control character but HTAB.
+    static func canBeQuoted(_ value: String) -> Bool {
+        !value.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
     }
 
     /// `value` as a quoted-string: `"` and `\` escaped.

@@ -52,6 +52,11 @@ final class DigestAuthenticator: Sendable {
         state.withLock { $0.latest[origin] }
     }
 
+    /// How many nonces' counts are held now (at most ``maximumNonces`` plus the live ones).
+    var storedNonceCount: Int {
+        state.withLock { $0.counts.count }
+    }
+
     /// Forgets everything (the credential changed).
     func reset() {
         state.withLock { $0 = State() }
