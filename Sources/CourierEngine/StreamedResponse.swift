@@ -22,105 +22,44 @@ public final class ResponseBody: AsyncSequence, Sendable {
     /// Bytes buffered below which reading resumes.
     public static let lowWatermark = 256 << 10
 
-    private struct State {
-        var chunks = CircularBuffer<ByteBuffer>()
-        var bufferedBytes = 0
-        var paused = false
-        var end: Result<EngineMetrics, EngineError>?
-        var waiter: CheckedContinuation<ByteBuffer?, any Error>?
-        var task: EngineTask?
-    }
-
-    private let state = Mutex(State())
+    private let buffer = BackpressuredChunkBuffer<ByteBuffer, EngineMetrics>(
+        highWatermark: ResponseBody.highWatermark, lowWatermark: ResponseBody.lowWatermark,
+        dropsChunksAfterEnd: false, size: { $0.readableBytes })
+    private let task = Mutex<EngineTask?>(nil)
 
     init() {}
 
     /// The exchange's metrics once the body has ended; nil before.
     public var metrics: EngineMetrics? {
-        state.withLock { state in
-            if case .success(let metrics) = state.end { return metrics }
-            return nil
-        }
+        if case .success(let metrics) = buffer.end { return metrics }
+        return nil
     }
 
     func attach(_ task: EngineTask) {
-        state.withLock { $0.task = task }
+        self.task.withLock { $0 = task }
     }
 
     func cancel() {
-        state.withLock { $0.task }?.cancel()
+        task.withLock { $0 }?.cancel()
     }
 
     // MARK: Producer side (event loop)
 
     func append(_ chunk: ByteBuffer) {
-        let waiter: CheckedContinuation<ByteBuffer?, any Error>? = state.withLock { state in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.chunks.append(chunk)
-            state.bufferedBytes += chunk.readableBytes
-            if !state.paused, state.bufferedBytes > Self.highWatermark {
-                state.paused = true
-                // Under the lock: a resume decided by the consumer can't overtake this pause.
-                state.task?.setReadingPaused(true)
-            }
-            return nil
+        // The task attached when the callback runs (a chunk can precede `attach`).
+        buffer.append(chunk) { [weak self] paused in
+            self?.task.withLock { $0 }?.setReadingPaused(paused)
         }
-        waiter?.resume(returning: chunk)
     }
 
     func finish(_ result: Result<EngineMetrics, EngineError>) {
-        let waiter: CheckedContinuation<ByteBuffer?, any Error>? = state.withLock { state in
-            guard state.end == nil else { return nil }
-            state.end = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        switch result {
-        case .success: waiter?.resume(returning: nil)
-        case .failure(let error): waiter?.resume(throwing: error)
-        }
+        buffer.finish(result.mapError { $0 })
     }
 
     // MARK: Consumer side
 
     func next() async throws -> ByteBuffer? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
-                enum Outcome {
-                    case chunk(ByteBuffer)
-                    case end(Result<EngineMetrics, EngineError>)
-                    case wait
-                }
-                let outcome: Outcome = state.withLock { state in
-                    if let chunk = state.chunks.popFirst() {
-                        state.bufferedBytes -= chunk.readableBytes
-                        if state.paused, state.bufferedBytes < Self.lowWatermark {
-                            state.paused = false
-                            state.task?.setReadingPaused(false)  // under the lock, in order with the pause
-                        }
-                        return .chunk(chunk)
-                    }
-                    if let end = state.end { return .end(end) }
-                    state.waiter = continuation
-                    return .wait
-                }
-                switch outcome {
-                case .chunk(let chunk):
-                    continuation.resume(returning: chunk)
-                case .end(.success):
-                    continuation.resume(returning: nil)
-                case .end(.failure(let error)):
-                    continuation.resume(throwing: error)
-                case .wait:
-                    break
-                }
-            }
-        } onCancel: {
-            self.cancel()
-        }
+        try await buffer.next { self.cancel() }
     }
 
     /// Iterates the chunks.

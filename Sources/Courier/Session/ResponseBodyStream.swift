@@ -37,20 +37,15 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     private struct State {
-        /// Unread chunks (a consumed chunk is released at once).
-        var chunks = CircularBuffer<Data>()
-        var bufferedBytes = 0
-        /// The most ``bufferedBytes`` ever was (tests check the bound).
-        var peakBufferedBytes = 0
-        /// Restarts reading, when backpressure paused it.
-        var paused: (@Sendable (Bool) -> Void)?
-        var end: Result<Void, any Error>?
-        var waiter: CheckedContinuation<Data?, any Error>?
         var head: Head = .waiting(nil)
         var task: SessionTask?
     }
 
     private let state = Mutex(State())
+    /// The body's chunks, with backpressure.
+    private let buffer = BackpressuredChunkBuffer<Data, Void>(
+        highWatermark: ResponseBodyStream.highWatermark, lowWatermark: ResponseBodyStream.lowWatermark,
+        dropsChunksAfterEnd: true, size: { $0.count })
 
     init() {}
 
@@ -63,7 +58,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     /// The most unread bytes the stream ever held (bounded by backpressure).
-    var peakBufferedBytes: Int { state.withLock { $0.peakBufferedBytes } }
+    var peakBufferedBytes: Int { buffer.peakBufferedBytes }
 
     func attach(_ task: SessionTask) {
         state.withLock { $0.task = task }
@@ -84,48 +79,20 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     /// A chunk of the body; calls `setReadingPaused(true)` when too much waits unread, and
     /// `setReadingPaused(false)` once the consumer has caught up.
     func append(_ buffer: ByteBuffer, setReadingPaused: @escaping @Sendable (Bool) -> Void) {
-        let chunk = Data(buffer.readableBytesView)
-        let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in
-            guard state.end == nil else { return nil }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.chunks.append(chunk)
-            state.bufferedBytes += chunk.count
-            state.peakBufferedBytes = Swift.max(state.peakBufferedBytes, state.bufferedBytes)
-            if state.paused == nil, state.bufferedBytes > Self.highWatermark {
-                // Applied under the lock: a resume decided by the consumer a moment later can't
-                // overtake this pause and leave reading stopped for good.
-                state.paused = setReadingPaused
-                setReadingPaused(true)
-            }
-            return nil
-        }
-        waiter?.resume(returning: chunk)
+        self.buffer.append(Data(buffer.readableBytesView), setReadingPaused: setReadingPaused)
     }
 
     /// The task completed: `error` nil when the whole body arrived.
     func finish(error: (any Error)?, url: URL?) {
         let headError = error ?? CourierError.connectionLost(url: url, reason: "the task ended without a response")
-        let (head, waiter): (CheckedContinuation<HTTPURLResponse, any Error>?, CheckedContinuation<Data?, any Error>?) =
-            state.withLock { state in
-                guard state.end == nil else { return (nil, nil) }
-                state.end = error.map { .failure($0) } ?? .success(())
-                var head: CheckedContinuation<HTTPURLResponse, any Error>?
-                if case .waiting(let waiting) = state.head {
-                    head = waiting
-                    state.head = waiting == nil ? .failed(headError) : .taken
-                }
-                defer { state.waiter = nil }
-                return (head, state.waiter)
-            }
-        head?.resume(throwing: headError)
-        if let error {
-            waiter?.resume(throwing: error)
-        } else {
-            waiter?.resume(returning: nil)
+        // The head first (a later finish finds it settled), then the body's end.
+        let head: CheckedContinuation<HTTPURLResponse, any Error>? = state.withLock { state in
+            guard case .waiting(let waiting) = state.head else { return nil }
+            state.head = waiting == nil ? .failed(headError) : .taken
+            return waiting
         }
+        head?.resume(throwing: headError)
+        buffer.finish(error.map { .failure($0) } ?? .success(()))
     }
 
     // MARK: - Consumer side
@@ -157,45 +124,12 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                enum Outcome {
-                    case chunk(Data)
-                    case end(Result<Void, any Error>)
-                    case wait
-                }
-                let outcome: Outcome = state.withLock { state in
-                    if let chunk = state.chunks.popFirst() {
-                        state.bufferedBytes -= chunk.count
-                        if let paused = state.paused, state.bufferedBytes < Self.lowWatermark {
-                            state.paused = nil
-                            paused(false)  // under the lock, in order with the pause
-                        }
-                        return .chunk(chunk)
-                    }
-                    if let end = state.end { return .end(end) }
-                    state.waiter = continuation
-                    return .wait
-                }
-                switch outcome {
-                case .chunk(let chunk):
-                    continuation.resume(returning: chunk)
-                case .end(.success):
-                    continuation.resume(returning: nil)
-                case .end(.failure(let error)):
-                    continuation.resume(throwing: error)
-                case .wait:
-                    break
-                }
-            }
-        } onCancel: {
-            self.cancel()
-        }
+        try await buffer.next { self.cancel() }
     }
 
     /// Cancels the request when the body was abandoned before its end.
     fileprivate func abandon() {
-        let running = state.withLock { $0.end == nil ? $0.task : nil }
+        let running = buffer.end == nil ? state.withLock { $0.task } : nil
         running?.cancel()
     }
 
