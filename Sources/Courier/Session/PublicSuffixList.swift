@@ -128,12 +128,13 @@ public struct PublicSuffixList: Sendable {
     }
 
     /// How many trailing labels form the public suffix: an exception rule wins and yields its
-    /// parent; otherwise the longest matching rule; otherwise one (the implicit `*`).
+    /// parent (never less than one label); otherwise the longest matching rule; otherwise one
+    /// (the implicit `*`).
     private func suffixLabelCount(_ labels: [Substring]) -> Int {
         var longest = 1
         for count in 1...labels.count {
             let candidate = labels.suffix(count).joined(separator: ".")
-            if exceptions.contains(candidate) { return count - 1 }
+            if exceptions.contains(candidate) { return max(1, count - 1) }  // `!com` alone would leave no suffix
             if rules.contains(candidate) { longest = count }
             if count >= 2, wildcardParents.contains(labels.suffix(count - 1).joined(separator: ".")) { longest = count }
         }
