@@ -30,13 +30,19 @@ struct CLITestFailure: Error, CustomStringConvertible {
 
 /// Runs the built `courier` binary as a subprocess (stdin from /dev/null unless given,
 /// stdout and stderr pipes, so it sees no terminal), and waits for it on a Dispatch thread
-/// rather than on the cooperative pool. Gives up after 60 s.
+/// rather than on the cooperative pool. Gives up after 60 s. `environment` entries are set on
+/// top of this process's environment (e.g. `["TMPDIR": path]`).
 enum CourierProcess {
-    static func run(_ arguments: [String], in directory: URL? = nil) async throws -> CourierRun {
+    static func run(
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> CourierRun {
         let process = Process()
         process.executableURL = CourierBinary.url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

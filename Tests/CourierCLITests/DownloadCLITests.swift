@@ -199,26 +199,16 @@ struct DownloadCLITests {
         defer { Task { try await server.shutdown() } }
         let work = try CourierProcess.temporaryDirectory()
         let temporary = try CourierProcess.temporaryDirectory()
-        let process = Process()
-        process.executableURL = CourierBinary.url
-        process.arguments = ["-d", server.baseURL.absoluteString + "/range/80000?reset_after=30000"]
-        process.currentDirectoryURL = work
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = temporary.path
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-        #expect(process.terminationStatus != 0)
-        #expect(Self.contents(work) == [])
-        #expect(Self.contents(temporary) == [])
+        let run = try await Self.runWithTemporaryDirectory(
+            ["-d", server.baseURL.absoluteString + "/range/80000?reset_after=30000"], in: work, temporary: temporary)
+        #expect(run.status != 0, "\(run)")
+        #expect(Self.contents(work) == [], "\(run)")
+        #expect(Self.contents(temporary) == [], "\(run)")
+    }
+
+    /// Runs `courier arguments` in `work` with `TMPDIR` set to `temporary`.
+    static func runWithTemporaryDirectory(_ arguments: [String], in work: URL, temporary: URL) async throws -> CourierRun {
+        try await CourierProcess.run(arguments, in: work, environment: ["TMPDIR": temporary.path])
     }
 
     /// A one-shot Python server on loopback answering every request with a gzip bomb (4 MiB of
@@ -271,26 +261,11 @@ struct DownloadCLITests {
         let work = try CourierProcess.temporaryDirectory()
         let temporary = try CourierProcess.temporaryDirectory()
         for arguments in [["-d", "-o", work.appendingPathComponent("bomb.bin").path], ["-d"]] {
-            let process = Process()
-            process.executableURL = CourierBinary.url
-            process.arguments = arguments + ["http://127.0.0.1:\(port)/bomb.bin"]
-            process.currentDirectoryURL = work
-            var environment = ProcessInfo.processInfo.environment
-            environment["TMPDIR"] = temporary.path
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    process.waitUntilExit()
-                    continuation.resume()
-                }
-            }
-            #expect(process.terminationStatus != 0, "\(arguments)")
-            #expect(Self.contents(work) == [], "\(arguments)")
-            #expect(Self.contents(temporary) == [], "\(arguments)")
+            let run = try await Self.runWithTemporaryDirectory(
+                arguments + ["http://127.0.0.1:\(port)/bomb.bin"], in: work, temporary: temporary)
+            #expect(run.status != 0, "\(arguments) \(run)")
+            #expect(Self.contents(work) == [], "\(arguments) \(run)")
+            #expect(Self.contents(temporary) == [], "\(arguments) \(run)")
         }
     }
 }

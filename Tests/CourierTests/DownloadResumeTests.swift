@@ -216,45 +216,43 @@ struct DownloadResumeTests {
         #expect(try Data(contentsOf: file) == contents, "the partial file is left as it was")
     }
 
+    /// Resumes `path` from a partial file of `partialCount` bytes with `validator` (and
+    /// `totalLength`) and expects the task to fail with `invalidResumeResponse`, the file untouched.
+    static func expectResumeRefused(
+        _ server: TestServer, path: String, partialCount: Int, validator: String, totalLength: Int64? = nil
+    ) async throws {
+        let partial = rangeBytes(partialCount)
+        let file = try temporaryFile(partial)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let resumeData = DownloadResumeData(
+            request: URLRequest(url: server.sessionURL(path)), partialFileURL: file, validator: validator,
+            totalLength: totalLength)
+        let (call, _) = try await resume(resumeData)
+        try expectRefused(call, file: file, contents: partial)
+    }
+
     @Test("a 206 that does not start at the requested offset fails and leaves the partial file alone")
     func rangeStartingElsewhereIsRefused() async throws {
         try await TestServer.withRunning { server in
-            let total = 30_000
-            let partial = Self.rangeBytes(10_000)
-            let file = try Self.temporaryFile(partial)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let resumeData = DownloadResumeData(
-                request: URLRequest(url: server.sessionURL("/range/\(total)?start_shift=100")), partialFileURL: file,
-                validator: "\"range\(total)\"")
-            let (call, _) = try await Self.resume(resumeData)
-            try Self.expectRefused(call, file: file, contents: partial)
+            try await Self.expectResumeRefused(
+                server, path: "/range/30000?start_shift=100", partialCount: 10_000, validator: "\"range30000\"")
         }
     }
 
     @Test("Content-Range: bytes N-*/* with Content-Length 2^63-1 is a clear error, not a trap")
     func openEndedRangeWithHugeLengthIsRefused() async throws {
         try await TestServer.withRunning { server in
-            let partial = Self.rangeBytes(1_000)
-            let file = try Self.temporaryFile(partial)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let resumeData = DownloadResumeData(
-                request: URLRequest(url: server.sessionURL("/range/5000?lie=open")), partialFileURL: file, validator: "\"range5000\"")
-            let (call, _) = try await Self.resume(resumeData)
-            try Self.expectRefused(call, file: file, contents: partial)
+            try await Self.expectResumeRefused(
+                server, path: "/range/5000?lie=open", partialCount: 1_000, validator: "\"range5000\"")
         }
     }
 
     @Test("a 206 stating another complete length than the known one is refused")
     func changedCompleteLengthIsRefused() async throws {
         try await TestServer.withRunning { server in
-            let partial = Self.rangeBytes(1_000)
-            let file = try Self.temporaryFile(partial)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let resumeData = DownloadResumeData(
-                request: URLRequest(url: server.sessionURL("/range/5000?lie=total")), partialFileURL: file,
-                validator: "\"range5000\"", totalLength: 5_000)
-            let (call, _) = try await Self.resume(resumeData)
-            try Self.expectRefused(call, file: file, contents: partial)
+            try await Self.expectResumeRefused(
+                server, path: "/range/5000?lie=total", partialCount: 1_000, validator: "\"range5000\"",
+                totalLength: 5_000)
         }
     }
 
