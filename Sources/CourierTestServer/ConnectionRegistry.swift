@@ -8,6 +8,7 @@ final class ConnectionRegistry: Sendable {
         var open: [ObjectIdentifier: any Channel] = [:]
         var accepted = 0
         var requests = 0
+        var requestsByPath: [String: Int] = [:]
         var isClosed = false
     }
 
@@ -32,9 +33,18 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Counts one request head.
-    func requestReceived() {
-        self.state.withLock { $0.requests += 1 }
+    /// Counts one request head, also under its path (the request target without its query).
+    func requestReceived(target: String) {
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+        self.state.withLock { state in
+            state.requests += 1
+            state.requestsByPath[path, default: 0] += 1
+        }
+    }
+
+    /// Request heads received so far whose path (query left out) is `path`.
+    func requestCount(forPath path: String) -> Int {
+        self.state.withLock { $0.requestsByPath[path] ?? 0 }
     }
 
     /// TCP connections accepted so far.

@@ -117,7 +117,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     private func receivedHead(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        self.registry.requestReceived()
+        self.registry.requestReceived(target: Self.originForm(of: head.uri))
         self.sentContinue = false
         self.body = context.channel.allocator.buffer(capacity: 0)
 

@@ -69,6 +69,10 @@ public final class TestServer: Sendable {
     /// Request heads received so far (including requests answered with an error).
     public var requestsReceived: Int { self.registry.requestCount }
 
+    /// Request heads received so far for `path` (matched without the query string: `/cache/60`
+    /// counts `/cache/60?x=1` too). Lets a test prove that a cache hit or a merged download sent nothing.
+    public func requestsReceived(forPath path: String) -> Int { self.registry.requestCount(forPath: path) }
+
     private init(
         channel: any Channel,
         registry: ConnectionRegistry,
