@@ -16,6 +16,8 @@ let package = Package(
         // A separate product, so that the Courier product does not depend on swift-service-lifecycle.
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .executable(name: "courier", targets: ["courier"]),
+        // `courier` with https as the default scheme (HTTPie's `https`): runs the `courier` beside it.
+        .executable(name: "courier-https", targets: ["courier-https"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -88,9 +90,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(name: "courier-https", swiftSettings: strictSettings),
         .testTarget(
             name: "CourierEngineTests",
             dependencies: [
@@ -123,6 +127,7 @@ let package = Package(
             name: "CourierCLITests",
             dependencies: [
                 "courier",
+                "courier-https",
                 "CourierTestServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
