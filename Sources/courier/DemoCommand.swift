@@ -13,7 +13,8 @@ struct DemoCommand: AsyncParsableCommand {
             generated file, a download, a request that fails validation, TLS with the test CA \
             (accepted, and rejected for the wrong certificate), and one request's timing \
             waterfall. Exits 0 only if every step did what it says.
-            """
+            """,
+        helpNames: [.short, .long]  // the root's -h is HTTPie's --headers
     )
 
     @Option(name: .customLong("upload-mib"), help: "Size of the generated file uploaded as a multipart part, in MiB.")

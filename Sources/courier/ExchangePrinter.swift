@@ -72,15 +72,12 @@ struct ExchangePrinter {
         return lines.joined(separator: "\n") + "\n\n"
     }
 
-    /// `HTTP/1.1 200 OK`, then the response's headers sorted by name.
-    func responseHead(_ response: HTTPURLResponse) -> String {
-        let status = "\(response.statusCode) \(Self.reasonPhrase(response.statusCode))"
-        var lines = ["HTTP/1.1 " + paint(status, Self.statusColor(response.statusCode))]
-        var fields: [(String, String)] = []
-        for (key, value) in response.allHeaderFields {
-            fields.append((String(describing: key), String(describing: value)))
-        }
-        for (name, value) in fields.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+    /// The status line as the server sent it (`HTTP/1.0 200 OK`), then the fields in arrival
+    /// order, repeated ones repeated.
+    func responseHead(_ head: ResponseHead) -> String {
+        let status = "\(head.statusCode) \(head.reasonPhrase)"
+        var lines = [head.version + " " + paint(status, Self.statusColor(head.statusCode))]
+        for (name, value) in head.fields {
             lines.append(headerLine(name, value))
         }
         return lines.joined(separator: "\n") + "\n\n"
@@ -100,6 +97,10 @@ struct ExchangePrinter {
         {
             let text = options.format ? formatted : formatted.replacingOccurrences(of: "\n", with: "")
             return Data((text + "\n").utf8)
+        }
+        if options.colors, let text = String(data: data, encoding: .utf8), MarkupFormatter.looksLikeMarkup(text) {
+            let colored = MarkupFormatter.colorize(text)
+            return Data((colored.hasSuffix("\n") ? colored : colored + "\n").utf8)
         }
         if options.isTerminal, data.last != UInt8(ascii: "\n") {
             return data + Data("\n".utf8)

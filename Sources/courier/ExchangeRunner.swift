@@ -13,6 +13,8 @@ struct Exchange: Sendable {
     var fileURL: URL?
     var error: (any Error)?
     var metrics: EngineMetrics?
+    /// The task that ran (its received head: wire order, version).
+    var task: SessionTask?
 }
 
 /// Runs requests on a `URLSessionManager` (data, streamed multipart upload, download and
@@ -39,6 +41,7 @@ enum ExchangeRunner {
         }
         var exchange = result
         exchange.metrics = task?.metrics
+        exchange.task = task
         return exchange
     }
 
@@ -70,6 +73,7 @@ enum ExchangeRunner {
         }
         var exchange = result
         exchange.metrics = task?.metrics
+        exchange.task = task
         return exchange
     }
 }

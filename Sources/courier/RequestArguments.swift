@@ -15,7 +15,8 @@ struct RequestArguments: Equatable {
     /// Splits `arguments`: a first word made only of letters, followed by more arguments, is
     /// the method; then the URL; then the items.
     /// - Throws: ``UsageError`` when there is no URL, ``RequestItem/ParseError`` for a bad item.
-    static func parse(_ arguments: [String]) throws -> RequestArguments {
+    /// `defaultScheme` (`--default-scheme`, `--https`) completes a URL typed without one.
+    static func parse(_ arguments: [String], defaultScheme: String = "http") throws -> RequestArguments {
         var remaining = arguments[...]
         var method: String?
         if remaining.count >= 2, let first = remaining.first, isMethod(first) {
@@ -26,7 +27,7 @@ struct RequestArguments: Equatable {
             throw UsageError(description: "no URL given; usage: courier [METHOD] URL [ITEM ...]")
         }
         let items = try remaining.dropFirst().map { try RequestItem.parse($0) }
-        return RequestArguments(method: method, url: completedURL(url), items: items)
+        return RequestArguments(method: method, url: completedURL(url, defaultScheme: defaultScheme), items: items)
     }
 
     /// The method to send: the given one, else POST when data items are present, else GET.
@@ -39,15 +40,15 @@ struct RequestArguments: Equatable {
     }
 
     /// HTTPie's shorthands: `:3000/x` → `http://localhost:3000/x`, `:/x` → `http://localhost/x`,
-    /// `example.org` → `http://example.org`.
-    static func completedURL(_ url: String) -> String {
+    /// `example.org` → `http://example.org` (`defaultScheme` instead of `http`).
+    static func completedURL(_ url: String, defaultScheme: String = "http") -> String {
         if url.hasPrefix(":") {
             let rest = url.dropFirst()
-            if rest.hasPrefix("/") || rest.isEmpty { return "http://localhost" + rest }
-            return "http://localhost:" + rest
+            if rest.hasPrefix("/") || rest.isEmpty { return defaultScheme + "://localhost" + rest }
+            return defaultScheme + "://localhost:" + rest
         }
         let lowercased = url.lowercased()
         if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") { return url }
-        return "http://" + url
+        return defaultScheme + "://" + url
     }
 }

@@ -39,11 +39,24 @@ struct RequestBuilder {
     var bearerToken: String?
     /// `--timeout`: the request's idle timeout (a request's own interval wins over the session's).
     var timeout: Double?
+    /// The body from stdin or `--raw`, and where it came from (for messages): it excludes data
+    /// items, and makes the method POST when none is given.
+    var rawBody: (data: Data, source: String)?
+    /// Headers sent unless an item sets the same name (a session's).
+    var defaultHeaders: [(name: String, value: String)] = []
 
     func build() throws -> PreparedRequest {
-        let method = arguments.effectiveMethod
         let url = try urlWithQuery()
         let items = arguments.items
+        if let rawBody {
+            guard !items.contains(where: \.isData) else {
+                throw RequestBuildError(description: StandardInputBody.mixedMessage(source: rawBody.source))
+            }
+            var request = try rawBodyRequest(method: arguments.method ?? "POST", url: url, body: rawBody.data)
+            try applyHeaders(to: &request)
+            return PreparedRequest(urlRequest: request, multipart: nil)
+        }
+        let method = arguments.effectiveMethod
         let fields = items.filter { if case .fileField = $0 { return false } else { return $0.isData } }
         let hasFiles = items.contains { if case .fileField = $0 { return true } else { return false } }
         let bodyFiles = items.compactMap { item -> String? in
@@ -111,18 +124,35 @@ struct RequestBuilder {
             if jsonExplicit { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
             return request
         }
-        var object: Parameters = [:]
+        // The object is written here, in the order typed (the serializer would sort its keys).
+        var members: [OrderedJSONBody.Member] = []
         for field in fields {
             switch field {
-            case .dataField(let name, let value): object[name] = .string(value)
-            case .dataFieldFromFile(let name, let path): object[name] = .string(try Self.text(ofFile: path))
-            case .rawJSONField(let name, let json): object[name] = try Self.rawJSON(json, item: "\(name):=\(json)")
+            case .dataField(let name, let value): members.append(.init(name: name, json: OrderedJSONBody.quoted(value)))
+            case .dataFieldFromFile(let name, let path):
+                members.append(.init(name: name, json: OrderedJSONBody.quoted(try Self.text(ofFile: path))))
+            case .rawJSONField(let name, let json):
+                members.append(.init(name: name, json: try Self.compactRawJSON(json, item: "\(name):=\(json)")))
             case .rawJSONFieldFromFile(let name, let path):
-                object[name] = try Self.rawJSON(try Self.text(ofFile: path), item: "\(name):=@\(path)")
+                members.append(.init(name: name, json: try Self.compactRawJSON(try Self.text(ofFile: path), item: "\(name):=@\(path)")))
             default: break
             }
         }
-        return try serializer.request(method: method, urlString: url.absoluteString, parameters: object)
+        var request = try serializer.request(method: method, urlString: url.absoluteString, parameters: nil)
+        request.httpBody = Data(OrderedJSONBody.encode(members).utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        return request
+    }
+
+    /// A body from stdin or `--raw`, sent as it is: JSON headers (HTTPie's default), or the
+    /// form content type with `--form`.
+    private func rawBodyRequest(method: String, url: URL, body: Data) throws -> URLRequest {
+        let serializer = HTTPRequestSerializer()
+        configure(serializer, accept: mode == .form ? "*/*" : Self.jsonAccept, fieldsInBody: false)
+        var request = try serializer.request(method: method, urlString: url.absoluteString, parameters: nil)
+        request.httpBody = body
+        request.setValue(mode == .form ? "application/x-www-form-urlencoded" : "application/json", forHTTPHeaderField: "Content-Type")
+        return request
     }
 
     private func formRequest(method: String, url: URL, fields: [RequestItem]) throws -> URLRequest {
@@ -200,6 +230,15 @@ struct RequestBuilder {
             throw RequestBuildError(description: "--bearer: a token can't hold CR, LF or other control characters")
         }
         if let bearerToken { request.setValue("Bearer \(bearerToken)", forHTTPHeaderField: "Authorization") }
+        let typed = Set(arguments.items.compactMap { item -> String? in
+            switch item {
+            case .header(let name, _), .emptyHeader(let name): return name.lowercased()
+            default: return nil
+            }
+        })
+        for header in defaultHeaders where !typed.contains(header.name.lowercased()) {
+            request.setValue(header.value, forHTTPHeaderField: header.name)
+        }
         var seen: Set<String> = []
         for item in arguments.items {
             switch item {
@@ -219,6 +258,19 @@ struct RequestBuilder {
     }
 
     // MARK: - Values
+
+    /// A raw JSON value, validated, without its insignificant whitespace (key order kept).
+    static func compactRawJSON(_ text: String, item: String) throws -> String {
+        guard let compact = OrderedJSONBody.compactRawJSON(text) else {
+            do {
+                _ = try JSONValue(parsing: Data(text.utf8))
+            } catch {
+                throw RequestBuildError(description: "invalid JSON in '\(item)': \(error)")
+            }
+            throw RequestBuildError(description: "invalid JSON in '\(item)'")
+        }
+        return compact
+    }
 
     /// A raw JSON value as a parameter value (numbers stay numbers, objects stay objects).
     static func rawJSON(_ text: String, item: String) throws -> ParameterValue {

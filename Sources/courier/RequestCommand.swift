@@ -106,18 +106,31 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("c"), .customLong("continue")], help: "With --download -o: resume a partial file.")
     var resume = false
 
+    @OptionGroup var more: HTTPieOptions
+
     func run() async throws {
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var url: URL?
         do {
-            let parsed = try RequestArguments.parse(arguments)
+            let parsed = try RequestArguments.parse(arguments, defaultScheme: try more.scheme())
             url = URL(string: parsed.url)
             let outputOptions = try makeOutputOptions(isTerminal: stdoutIsTerminal)
-            let credentials = try credentials(host: url?.host)
-            let builder = try makeBuilder(parsed, basicAuth: authType == "basic" ? credentials : nil)
-            let prepared = try builder.build()
+            var session = try openSession(url: url)
+            let (login, prompted) = try credentials(host: url?.host, stored: session?.contents.auth)
+            let effectiveAuthType = auth == nil ? session?.contents.auth?.type ?? authType : authType
+            var builder = try makeBuilder(parsed, basicAuth: effectiveAuthType == "basic" ? login : nil)
+            builder.rawBody = try rawBody()
+            builder.defaultHeaders = session?.contents.headers.map { ($0.name, $0.value) } ?? []
+            var prepared = try builder.build()
+            try compressBody(&prepared)
             url = prepared.urlRequest.url
-            let manager = try makeManager(digestAuth: authType == "digest" ? credentials : nil)
+            if more.offline {
+                try await printRequest(prepared, printer: ExchangePrinter(options: try offlineOutputOptions(isTerminal: stdoutIsTerminal)))
+                return
+            }
+            let jar = HTTPCookieJar()
+            session?.contents.restoreCookies(into: jar)
+            let manager = try makeManager(digestAuth: effectiveAuthType == "digest" ? login : nil, cookieJar: jar)
             if download {
                 var request = prepared.urlRequest
                 if let file = prepared.bodyFile {
@@ -128,33 +141,29 @@ struct RequestCommand: AsyncParsableCommand {
                     manager: manager, request: request, output: output, resume: resume,
                     printHeaders: verbose || printLetters.map { $0.contains("h") } ?? true
                 ).run()
+                try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
                 guard status == .success else { throw ExitCode(status.rawValue) }
                 return
             }
             let printer = ExchangePrinter(options: outputOptions)
             try await printRequest(prepared, printer: printer)
-            // The body streams to stdout as it arrives (bounded memory; --pretty formats what
-            // fits in the session's maximumResponseBodySize). Multipart uploads gather it.
-            let streams = ResponseStreamer.applies(to: prepared)
             let exchange =
-                streams
-                ? try await ResponseStreamer.send(prepared, with: manager, printer: printer)
-                : await ExchangeRunner.send(prepared, with: manager)
+                more.all && follow
+                ? try await sendFollowingEachHop(prepared, with: manager, printer: printer)
+                : try await send(prepared, with: manager, printer: printer)
+            try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
             guard let response = exchange.response, exchange.error == nil || exchange.body != nil else {
                 throw exchange.error ?? FailureReport(status: .error, message: "no response")
             }
-            var out = Data()
-            if outputOptions.responseHeaders, !streams { out += Data(printer.responseHead(response).utf8) }
-            if outputOptions.responseBody, let body = exchange.body { out += printer.body(body) }
             if verbose, let metrics = exchange.metrics {
                 let shown = MessageSanitizer.withoutPasswords(response.url?.absoluteString ?? "")
                 let lines = ["", "Timings (\(shown)):"] + MetricsWaterfall.lines(for: metrics)
-                out += Data((lines.joined(separator: "\n") + "\n").utf8)
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
-            FileHandle.standardOutput.write(out)
             if let error = exchange.error { throw error }
             if checkStatus, let status = ExitStatus.checking(statusCode: response.statusCode) {
-                let text = "courier: warning: HTTP \(response.statusCode) \(ExchangePrinter.reasonPhrase(response.statusCode))\n"
+                let head = ResponseHead(task: exchange.task, response: response)
+                let text = "courier: warning: HTTP \(head.statusCode) \(head.reasonPhrase)\n"
                 FileHandle.standardError.write(Data(text.utf8))
                 throw ExitCode(status.rawValue)
             }
@@ -167,11 +176,128 @@ struct RequestCommand: AsyncParsableCommand {
         }
     }
 
+    // MARK: - Exchanges
+
+    /// One exchange; its response head and body are written to stdout as they arrive (the body
+    /// streamed, bounded memory; --pretty formats what fits in the session's
+    /// maximumResponseBodySize). Multipart uploads gather the body.
+    private func send(_ prepared: PreparedRequest, with manager: URLSessionManager, printer: ExchangePrinter) async throws
+        -> Exchange
+    {
+        if ResponseStreamer.applies(to: prepared) {
+            return try await ResponseStreamer.send(
+                prepared, body: chunkedBody(prepared), with: manager, printer: printer, streaming: more.stream)
+        }
+        let exchange = await ExchangeRunner.send(prepared, with: manager)
+        var out = Data()
+        if let response = exchange.response, exchange.error == nil || exchange.body != nil {
+            if printer.options.responseHeaders {
+                out += Data(printer.responseHead(ResponseHead(task: exchange.task, response: response)).utf8)
+            }
+            if printer.options.responseBody, let body = exchange.body { out += printer.body(body) }
+        }
+        FileHandle.standardOutput.write(out)
+        return exchange
+    }
+
+    /// `--all --follow`: each redirect is followed here (the session follows none), so every
+    /// hop's request and response are printed. RedirectRule decides each next request (method,
+    /// body, credentials dropped across origins); the cookie jar is the session's.
+    private func sendFollowingEachHop(_ first: PreparedRequest, with manager: URLSessionManager, printer: ExchangePrinter)
+        async throws -> Exchange
+    {
+        var current = first
+        var hops = 0
+        while true {
+            let exchange = try await send(current, with: manager, printer: printer)
+            guard exchange.error == nil, let response = exchange.response,
+                RedirectRule.redirectStatusCodes.contains(response.statusCode),
+                let location = ResponseHead(task: exchange.task, response: response).value(of: "Location"),
+                let next = RedirectRule.redirectedRequest(from: current.urlRequest, statusCode: response.statusCode, location: location)
+            else { return exchange }
+            guard hops < maxRedirects else {
+                throw FailureReport(
+                    status: .tooManyRedirects,
+                    message: "too many redirects (more than \(maxRedirects)); the last one pointed to \(next.url?.absoluteString ?? location)",
+                    hint: "Raise --max-redirects, or drop --follow to see the redirect response.")
+            }
+            hops += 1
+            let keepsBody = next.httpMethod == current.urlRequest.httpMethod && [307, 308].contains(response.statusCode)
+            current = PreparedRequest(
+                urlRequest: next, multipart: keepsBody ? current.multipart : nil, bodyFile: keepsBody ? current.bodyFile : nil)
+            try await printRequest(current, printer: printer)
+        }
+    }
+
+    // MARK: - Bodies
+
+    /// The body from `--raw`, or from stdin when it is a pipe or a file and not ignored.
+    private func rawBody() throws -> (data: Data, source: String)? {
+        if let raw = more.raw { return (Data(raw.utf8), "--raw") }
+        guard StandardInputBody.isUsed(kind: StandardInputBody.currentKind(), ignored: more.ignoreStdin) else { return nil }
+        return (try StandardInputBody.read(), "stdin")
+    }
+
+    /// `-x`: the body deflated when that makes it smaller (always with `-xx`).
+    private func compressBody(_ prepared: inout PreparedRequest) throws {
+        guard more.compress > 0 else { return }
+        guard prepared.multipart == nil else {
+            throw RequestBuildError(description: "-x/--compress is not supported for multipart bodies")
+        }
+        var body = prepared.urlRequest.httpBody
+        if let file = prepared.bodyFile { body = try RequestBuilder.contents(ofFile: file.url.path) }
+        guard let body, !body.isEmpty, let deflated = try OutgoingBody.deflated(body, force: more.compress > 1) else { return }
+        prepared.bodyFile = nil
+        prepared.urlRequest.httpBody = deflated
+        prepared.urlRequest.setValue("deflate", forHTTPHeaderField: "Content-Encoding")
+    }
+
+    /// `--chunked`: the body as a stream of unknown length, so it goes out chunked.
+    private func chunkedBody(_ prepared: PreparedRequest) -> RequestBody? {
+        guard more.chunked else { return nil }
+        if let file = prepared.bodyFile { return OutgoingBody.chunked(file: file.url) }
+        return prepared.urlRequest.httpBody.map { OutgoingBody.chunked($0) }
+    }
+
+    // MARK: - Sessions
+
+    /// `--session` / `--session-read-only`: the file and what it holds.
+    private func openSession(url: URL?) throws -> (file: URL, contents: SessionFile, readOnly: Bool)? {
+        if more.session != nil && more.sessionReadOnly != nil {
+            throw RequestBuildError(description: "choose one of --session and --session-read-only")
+        }
+        guard let name = more.session ?? more.sessionReadOnly, let url else { return nil }
+        let file = try SessionFile.location(name, url: url, configDirectory: ConfigFile.directory())
+        return (file, try SessionFile.load(from: file), more.sessionReadOnly != nil)
+    }
+
+    /// Records this run's headers, credentials and cookies in the session (not a read-only one).
+    private func saveSession(
+        _ session: inout (file: URL, contents: SessionFile, readOnly: Bool)?, parsed: RequestArguments,
+        credentials: (user: String, password: String)?, prompted: Bool, authType: String, jar: HTTPCookieJar
+    ) throws {
+        guard var current = session, !current.readOnly else { return }
+        current.contents.update(items: parsed.items)
+        if let credentials, auth != nil {
+            current.contents.update(
+                auth: .init(type: authType, username: credentials.user, password: credentials.password),
+                passwordWasPrompted: prompted, storePrompted: more.sessionStorePassword)
+        }
+        current.contents.update(cookies: jar)
+        try current.contents.save(to: current.file)
+        session = current
+    }
+
     // MARK: - Setup
 
     private func makeOutputOptions(isTerminal: Bool) throws -> OutputOptions {
         var options = OutputOptions(isTerminal: isTerminal)
-        if verbose {
+        if more.headers && more.body {
+            throw RequestBuildError(description: "choose one of -h/--headers and -b/--body")
+        }
+        if more.headers || more.body {
+            try options.setPrint(more.headers ? "h" : "b")
+        } else if verbose {
             try options.setPrint("HBhb")
         } else if let printLetters {
             try options.setPrint(printLetters)
@@ -186,6 +312,13 @@ struct RequestCommand: AsyncParsableCommand {
         case let other:
             throw RequestBuildError(description: "--pretty takes all, colors, format or none; got '\(other)'")
         }
+        return options
+    }
+
+    /// `--offline`: the request's head and body unless --print (or -v) says otherwise.
+    private func offlineOutputOptions(isTerminal: Bool) throws -> OutputOptions {
+        var options = try makeOutputOptions(isTerminal: isTerminal)
+        if printLetters == nil && !verbose && !more.headers && !more.body { try options.setPrint("HB") }
         return options
     }
 
@@ -210,15 +343,28 @@ struct RequestCommand: AsyncParsableCommand {
         return builder
     }
 
-    /// `--auth user:password`; `--auth user` asks for the password on a terminal.
-    private func credentials(host: String?) throws -> (user: String, password: String)? {
-        guard let auth else { return nil }
+    /// `--auth user:password`; `--auth user` asks for the password on a terminal; without
+    /// `--auth`, a session's stored credentials (asking for a password it did not keep).
+    /// `prompted`: the password was typed at the prompt.
+    private func credentials(host: String?, stored: SessionFile.Auth?) throws
+        -> (credentials: (user: String, password: String)?, prompted: Bool)
+    {
         guard authType == "basic" || authType == "digest" else {
             throw RequestBuildError(description: "--auth-type takes basic or digest; got '\(authType)'")
         }
-        if let colon = auth.firstIndex(of: ":") {
-            return (String(auth[..<colon]), String(auth[auth.index(after: colon)...]))
+        guard let auth else {
+            guard let stored else { return (nil, false) }
+            if let password = stored.password { return ((stored.username, password), false) }
+            return (try prompt(user: stored.username, host: host), true)
         }
+        if let colon = auth.firstIndex(of: ":") {
+            return ((String(auth[..<colon]), String(auth[auth.index(after: colon)...])), false)
+        }
+        return (try prompt(user: auth, host: host), true)
+    }
+
+    /// Asks for `user`'s password on the terminal.
+    private func prompt(user auth: String, host: String?) throws -> (user: String, password: String) {
         guard isatty(STDIN_FILENO) == 1 else {
             throw RequestBuildError(
                 description: "--auth \(auth) has no password and stdin is not a terminal to ask for one; use --auth \(auth):PASSWORD")
@@ -242,8 +388,11 @@ struct RequestCommand: AsyncParsableCommand {
             username: components.user?.removingPercentEncoding, password: components.password?.removingPercentEncoding)
     }
 
-    private func makeManager(digestAuth: (user: String, password: String)?) throws -> URLSessionManager {
+    private func makeManager(digestAuth: (user: String, password: String)?, cookieJar: HTTPCookieJar) throws
+        -> URLSessionManager
+    {
         var configuration = SessionConfiguration()
+        configuration.cookieJar = cookieJar
         if let timeout {
             let seconds = try SecondsOption.checked(timeout, option: "--timeout")
             configuration.timeoutIntervalForRequest = seconds
@@ -253,7 +402,13 @@ struct RequestCommand: AsyncParsableCommand {
             configuration.timeoutIntervalForResource = try SecondsOption.checked(maxTime, option: "--max-time")
         }
         guard maxRedirects >= 0 else { throw RequestBuildError(description: "--max-redirects must be 0 or more") }
-        configuration.maximumRedirects = follow ? maxRedirects : 0
+        // --all follows each redirect itself, to print every hop.
+        configuration.maximumRedirects = follow && !more.all ? maxRedirects : 0
+        if let cert = more.cert {
+            configuration.tls.clientIdentity = try ClientCertificate.identity(certificatePath: cert, keyPath: more.certKey)
+        } else if more.certKey != nil {
+            throw RequestBuildError(description: "--cert-key needs --cert")
+        }
         if let proxy { configuration.proxy = try Self.parseProxy(proxy) }
         let tls = try TLSOptions(verify: verify, pinnedCertificatePath: pinCert, pinMode: pinMode)
         tls.apply(to: &configuration)
@@ -272,10 +427,17 @@ struct RequestCommand: AsyncParsableCommand {
 
     private func printRequest(_ prepared: PreparedRequest, printer: ExchangePrinter) async throws {
         var out = Data()
+        let chunked = more.chunked && prepared.multipart == nil && (prepared.bodyFile != nil || prepared.urlRequest.httpBody != nil)
         let bodyLength =
-            prepared.multipart?.formData?.contentLength ?? prepared.bodyFile?.length
-            ?? prepared.urlRequest.httpBody.map { Int64($0.count) }
-        if printer.options.requestHeaders { out += Data(printer.requestHead(prepared.urlRequest, bodyLength: bodyLength).utf8) }
+            chunked
+            ? nil
+            : prepared.multipart?.formData?.contentLength ?? prepared.bodyFile?.length
+                ?? prepared.urlRequest.httpBody.map { Int64($0.count) }
+        if printer.options.requestHeaders {
+            var request = prepared.urlRequest
+            if chunked { request.setValue("chunked", forHTTPHeaderField: "Transfer-Encoding") }
+            out += Data(printer.requestHead(request, bodyLength: bodyLength).utf8)
+        }
         if printer.options.requestBody {
             var body = prepared.urlRequest.httpBody ?? Data()
             if let form = prepared.multipart?.formData {

@@ -16,6 +16,8 @@ import FoundationNetworking
 ///   before; a longer body is written raw from there on (it is not formatted, but it is never
 ///   held whole).
 /// - `--print` without `b`: the transfer is cancelled once the head is printed.
+/// - `--stream` with `--pretty`: every chunk is written as it arrives; complete lines that are
+///   JSON are formatted one by one, anything else is written as it is.
 enum ResponseStreamer {
     /// Whether the response to `prepared` goes through here: every request but a multipart
     /// form (those go through a streamed upload task, which can rebuild the form for a redirect).
@@ -27,21 +29,30 @@ enum ResponseStreamer {
     /// to stdout. Returns the exchange without its body (already written).
     /// - Throws: the task's ``CourierError`` (before the head, or when the body breaks off: what
     ///   arrived until then is already written), or a write error on stdout.
-    static func send(_ prepared: PreparedRequest, with manager: URLSessionManager, printer: ExchangePrinter) async throws
-        -> Exchange
-    {
-        let body: RequestBody? = prepared.bodyFile.map { .file(path: $0.url.path) }
+    static func send(
+        _ prepared: PreparedRequest, body override: RequestBody? = nil, with manager: URLSessionManager,
+        printer: ExchangePrinter, streaming: Bool = false
+    ) async throws -> Exchange {
+        let body: RequestBody? = override ?? prepared.bodyFile.map { .file(path: $0.url.path) }
         let (response, stream) = try await manager.bytes(for: prepared.urlRequest, body: body)
         let output = FileHandle.standardOutput
         let options = printer.options
         if options.responseHeaders {
-            try output.write(contentsOf: Data(printer.responseHead(response).utf8))
+            try output.write(contentsOf: Data(printer.responseHead(ResponseHead(task: stream.task, response: response)).utf8))
         }
         guard options.responseBody else {
             stream.cancel()
-            return Exchange(response: response)
+            return Exchange(response: response, task: stream.task)
         }
         var chunks = stream.makeAsyncIterator()
+        if streaming && (options.format || options.colors) {
+            var lines = LineFormatter(printer: printer)
+            while let chunk = try await chunks.next() {
+                try output.write(contentsOf: lines.take(chunk))
+            }
+            try output.write(contentsOf: lines.finish())
+            return Exchange(response: response, metrics: stream.task?.metrics, task: stream.task)
+        }
         if options.format || options.colors {
             // Gather what can be formatted; past the limit, what was gathered goes out raw first.
             let limit = manager.configuration.maximumResponseBodySize ?? SessionConfiguration.defaultMaximumResponseBodySize
@@ -52,10 +63,10 @@ enum ResponseStreamer {
             }
             if Int64(gathered.count) <= limit {
                 try output.write(contentsOf: printer.body(gathered))
-                return Exchange(response: response, metrics: stream.task?.metrics)
+                return Exchange(response: response, metrics: stream.task?.metrics, task: stream.task)
             }
             var raw = RawWriter(output: output, isTerminal: options.isTerminal)
-            guard try raw.write(gathered) else { return Exchange(response: response) }
+            guard try raw.write(gathered) else { return Exchange(response: response, task: stream.task) }
             return try await finishRaw(&chunks, raw: &raw, response: response, stream: stream)
         }
         var raw = RawWriter(output: output, isTerminal: options.isTerminal)
@@ -70,11 +81,11 @@ enum ResponseStreamer {
         while let chunk = try await chunks.next() {
             guard try raw.write(chunk) else {
                 stream.cancel()
-                return Exchange(response: response)
+                return Exchange(response: response, task: stream.task)
             }
         }
         try raw.end()
-        return Exchange(response: response, metrics: stream.task?.metrics)
+        return Exchange(response: response, metrics: stream.task?.metrics, task: stream.task)
     }
 
     /// Raw body bytes to stdout; on a terminal, binary data is replaced by the note.
@@ -107,5 +118,50 @@ enum ResponseStreamer {
                 try output.write(contentsOf: Data("\n".utf8))
             }
         }
+    }
+}
+
+/// `--stream --pretty`: complete lines that are JSON documents are formatted one at a time;
+/// other text is passed on as soon as it arrives (a body without newlines, such as a drip, is
+/// never held back). Pure apart from the printer's formatting.
+struct LineFormatter {
+    let printer: ExchangePrinter
+    /// Bytes of a line that may be JSON, waiting for its newline.
+    private var pending = Data()
+
+    init(printer: ExchangePrinter) {
+        self.printer = printer
+    }
+
+    /// What to write now for `chunk`.
+    mutating func take(_ chunk: Data) -> Data {
+        pending.append(chunk)
+        var out = Data()
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = pending[pending.startIndex..<newline]
+            out += formatted(Data(line)) + Data("\n".utf8)
+            pending = Data(pending[(newline + 1)...])
+        }
+        // A partial line that can't be the start of a JSON document goes out now.
+        if let first = pending.first(where: { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }),
+            first != UInt8(ascii: "{"), first != UInt8(ascii: "[")
+        {
+            out += pending
+            pending = Data()
+        }
+        return out
+    }
+
+    /// What is left at the end of the body.
+    mutating func finish() -> Data {
+        defer { pending = Data() }
+        return pending.isEmpty ? Data() : formatted(pending)
+    }
+
+    private func formatted(_ line: Data) -> Data {
+        guard JSONFormatter.format(line, indent: 0, colors: false) != nil else { return line }
+        var body = printer.body(line)
+        if body.last == UInt8(ascii: "\n") { body.removeLast() }
+        return body
     }
 }

@@ -13,7 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
             /fault/... (see Sources/CourierTestServer/README.md). With --tls, the server presents \
             the chosen certificate chain and writes its root CA to a PEM file for curl --cacert \
             (in a temporary directory removed when the server stops on SIGINT or SIGTERM).
-            """
+            """,
+        helpNames: [.short, .long]  // the root's -h is HTTPie's --headers
     )
 
     @Option(help: "The port to listen on (0 picks a free port).")

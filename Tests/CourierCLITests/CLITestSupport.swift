@@ -15,3 +15,10 @@ enum CourierBinary {
         return products.deletingLastPathComponent().appendingPathComponent("courier")
     }
 }
+
+extension CourierBinary {
+    /// The `courier-https` product built beside `courier`.
+    static var httpsURL: URL {
+        url.deletingLastPathComponent().appendingPathComponent("courier-https")
+    }
+}

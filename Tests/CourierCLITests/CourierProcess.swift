@@ -1,5 +1,8 @@
 import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 
@@ -28,16 +31,28 @@ struct CLITestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// What a `courier` child reads on standard input.
+enum StandardInput {
+    /// `/dev/null` (a character device: no body).
+    case null
+    /// A pipe carrying these bytes, then end of file.
+    case pipe(Data)
+    /// A regular file, redirected (`courier ... < file`).
+    case file(URL)
+}
+
 /// Runs the built `courier` binary as a subprocess (stdin from /dev/null unless given,
 /// stdout and stderr pipes, so it sees no terminal), and waits for it on a Dispatch thread
 /// rather than on the cooperative pool. Gives up after 60 s. `environment` entries are set on
-/// top of this process's environment (e.g. `["TMPDIR": path]`).
+/// top of this process's environment (e.g. `["TMPDIR": path]`). `executable` runs another
+/// built product (`courier-https`) instead of `courier`.
 enum CourierProcess {
     static func run(
-        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+        stdin: StandardInput = .null, executable: URL? = nil
     ) async throws -> CourierRun {
         let process = Process()
-        process.executableURL = CourierBinary.url
+        process.executableURL = executable ?? CourierBinary.url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty {
@@ -47,8 +62,24 @@ enum CourierProcess {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        var input: Pipe?
+        switch stdin {
+        case .null: process.standardInput = FileHandle.nullDevice
+        case .pipe:
+            // A child that exits without reading must give this process EPIPE, not SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
+            input = Pipe()
+            process.standardInput = input
+        case .file(let url): process.standardInput = try FileHandle(forReadingFrom: url)
+        }
         try process.run()
+        if case .pipe(let data) = stdin, let input {
+            // Written on its own thread (a large body can fill the pipe before courier reads it).
+            DispatchQueue.global().async {
+                try? input.fileHandleForWriting.write(contentsOf: data)
+                try? input.fileHandleForWriting.close()
+            }
+        }
         let watchdog = DispatchWorkItem { process.terminate() }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
         let run = await withCheckedContinuation { (continuation: CheckedContinuation<CourierRun, Never>) in

@@ -1,0 +1,26 @@
+public import HTTPTypes
+import NIOHTTP1
+
+extension SessionTask {
+    /// The final response's head as swift-http-types' `HTTPResponse`: every field in arrival
+    /// order, repeated fields kept separate, names as the server spelled them (unlike
+    /// ``response``, whose `HTTPURLResponse` joins repeated fields and forgets the order). Nil
+    /// until the head arrived. The reason phrase is the standard one for the code (the HTTP/1
+    /// parser does not keep the server's own).
+    public var receivedResponse: HTTPResponse? {
+        let (head, url) = snapshot.withLock { ($0.head, $0.responseURL) }
+        guard let head else { return nil }
+        return try? ResponseHeadBridge.httpResponse(head, url: url)
+    }
+
+    /// The HTTP version of the final response as the server spoke it: `HTTP/1.1` or `HTTP/1.0`
+    /// from an HTTP/1 status line, `HTTP/2` for HTTP/2; nil until the head arrived.
+    public var receivedHTTPVersion: String? {
+        snapshot.withLock { state in
+            state.head.map { head in
+                head.version.major >= 2 && head.version.minor == 0
+                    ? "HTTP/\(head.version.major)" : "HTTP/\(head.version.major).\(head.version.minor)"
+            }
+        }
+    }
+}

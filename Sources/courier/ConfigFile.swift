@@ -1,0 +1,48 @@
+import Foundation
+
+/// `courier`'s configuration folder and its `config.json` (HTTPie's): `{"default_options":
+/// ["--verify=no", ...]}` are put before the options typed, so a typed option wins (the last
+/// value of an option is the one used).
+enum ConfigFile {
+    /// `$XDG_CONFIG_HOME/courier`, else `~/.config/courier`.
+    static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("courier")
+        }
+        let home = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        return home.appendingPathComponent(".config").appendingPathComponent("courier")
+    }
+
+    /// The file's shape.
+    private struct Contents: Decodable {
+        var default_options: [String]?
+    }
+
+    /// The default options in `config.json` of `directory`; none when there is no file.
+    /// - Throws: ``RequestBuildError`` naming the file when it is not such a JSON object.
+    static func defaultOptions(in directory: URL) throws -> [String] {
+        let file = directory.appendingPathComponent("config.json")
+        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
+        do {
+            return try JSONDecoder().decode(Contents.self, from: Data(contentsOf: file)).default_options ?? []
+        } catch {
+            throw RequestBuildError(
+                description: "the config file \(file.path) is not valid: expected {\"default_options\": [\"--option\", ...]} (\(error))")
+        }
+    }
+
+    /// The command line to parse: for a request (no other subcommand named first), `defaults`
+    /// and, when run as `courier-https`, `--https`, go before the typed arguments (after an
+    /// explicit `request`). Pure.
+    static func arguments(_ typed: [String], defaults: [String], https: Bool, otherSubcommands: Set<String>) -> [String] {
+        let added = defaults + (https ? ["--https"] : [])
+        guard !added.isEmpty else { return typed }
+        if let first = typed.first {
+            if otherSubcommands.contains(first) || first == "--help" || first == "help" || first == "--version" {
+                return typed
+            }
+            if first == "request" { return [first] + added + typed.dropFirst() }
+        }
+        return added + typed
+    }
+}
