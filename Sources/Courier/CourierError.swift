@@ -120,6 +120,9 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// `206` with a malformed `Content-Range`, starting elsewhere than the requested offset, or
     /// with another length than known. The partial file is left as it was.
     case invalidResumeResponse(url: URL?, reason: String)
+    /// `NetworkReachabilityManager(address:)` was given something that is not an IPv4 or IPv6
+    /// address literal (the text given).
+    case invalidReachabilityAddress(String)
 
     /// Maps an engine failure onto the matching case; `url` is the request's URL. The session
     /// layer reports every engine failure through this one mapping.
@@ -217,6 +220,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
                 + "(SessionConfiguration.maximumResponseBodySize): it \(size)"
         case .invalidResumeResponse(let url, let reason):
             return "Can't resume the download of \(url?.absoluteString ?? "the resource"): \(reason)"
+        case .invalidReachabilityAddress(let text):
+            return "Not an IPv4 or IPv6 address: \"\(text)\" (use NetworkReachabilityManager(domain:) for a host name)"
         }
     }
 
