@@ -55,6 +55,78 @@ enum CacheEndpoints {
         return tags
     }
 
+    /// `/cached/{name…}`: a response whose caching fields come from the query, for cache tests
+    /// (any method; the path, query left out, is what `requestsReceived(forPath:)` counts):
+    /// `cc` → `Cache-Control`; `etag` → `ETag` (quoted unless already quoted or weak); `lm`,
+    /// `date`, `expires` → `Last-Modified`, `Date`, `Expires` at that many seconds from now
+    /// (`Date` defaults to now); `age` → `Age`; `vary` → `Vary`; `status` → the status;
+    /// `location`, `clocation` → `Location`, `Content-Location`; `size` → that many bytes of
+    /// padding in the body. The JSON body holds a fresh `id` (so a test tells a stored body from
+    /// a new one), the method, and each varied request header's value.
+    ///
+    /// A GET whose `If-None-Match` lists the `etag`, or whose `If-Modified-Since` is at or after
+    /// `lm`, gets `304` with the caching fields, `X-Validated-With` naming the conditional
+    /// header that matched and `X-Revalidation-Id` (a fresh id, so merged headers can be seen).
+    static func configurable(_ request: ServerRequest) -> ServerReply {
+        let now = Date()
+        func offsetDate(_ name: String) -> String? {
+            request.queryValue(name).flatMap { Double($0) }.map { httpDate(now.addingTimeInterval($0)) }
+        }
+        var headers: HTTPHeaders = [:]
+        if let cc = request.queryValue("cc") { headers.add(name: "Cache-Control", value: cc) }
+        var etag = request.queryValue("etag")
+        if let tag = etag, !tag.hasPrefix("\""), !tag.hasPrefix("W/") { etag = "\"\(tag)\"" }
+        if let etag { headers.add(name: "ETag", value: etag) }
+        let lastModified = offsetDate("lm")
+        if let lastModified { headers.add(name: "Last-Modified", value: lastModified) }
+        headers.add(name: "Date", value: offsetDate("date") ?? httpDate(now))
+        if let expires = offsetDate("expires") { headers.add(name: "Expires", value: expires) }
+        if let age = request.queryValue("age") { headers.add(name: "Age", value: age) }
+        if let vary = request.queryValue("vary") { headers.add(name: "Vary", value: vary) }
+        if let location = request.queryValue("location") { headers.add(name: "Location", value: location) }
+        if let location = request.queryValue("clocation") { headers.add(name: "Content-Location", value: location) }
+
+        if request.method == .GET || request.method == .HEAD {
+            var validatedWith: String?
+            if let etag, !request.headers["if-none-match"].isEmpty {
+                let listed = entityTags(request.headers["if-none-match"])
+                let bare = etag.replacingOccurrences(of: "W/", with: "").replacingOccurrences(of: "\"", with: "")
+                if listed.contains(bare) || listed.contains("*") { validatedWith = "If-None-Match" }
+            } else if let lastModified, let since = request.headers.first(name: "if-modified-since"),
+                let modified = parseHTTPDate(lastModified), let sinceDate = parseHTTPDate(since), modified <= sinceDate
+            {
+                validatedWith = "If-Modified-Since"
+            }
+            if let validatedWith {
+                headers.add(name: "X-Validated-With", value: validatedWith)
+                headers.add(name: "X-Revalidation-Id", value: UUID().uuidString)
+                return .empty(.notModified, headers: headers)
+            }
+        }
+        var fields: [String: JSONNode] = [
+            "id": .string(UUID().uuidString),
+            "method": .string(request.method.rawValue),
+        ]
+        for name in (request.queryValue("vary") ?? "").split(separator: ",") {
+            let name = name.trimmingASCIIWhitespace()
+            fields[name.lowercased()] = .string(request.headers[name].joined(separator: ", "))
+        }
+        if let size = request.queryValue("size").flatMap(Int.init), size > 0, size <= 256 << 20 {
+            fields["padding"] = .string(String(repeating: "x", count: size))
+        }
+        let status = request.queryValue("status").flatMap(Int.init).map { HTTPResponseStatus(statusCode: $0) } ?? .ok
+        return .json(.object(fields), status: status, headers: headers)
+    }
+
+    /// Parses an IMF-fixdate (what ``httpDate(_:)`` writes).
+    static func parseHTTPDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
+    }
+
     /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
     static func httpDate(_ date: Date) -> String {
         let formatter = DateFormatter()

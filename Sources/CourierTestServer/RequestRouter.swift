@@ -72,6 +72,7 @@ struct RequestRouter: Sendable {
         case ("cache", 1): CacheEndpoints.cache(request)
         case ("cache", 2): CacheEndpoints.cacheControl(request, seconds: path[1])
         case ("etag", 2): CacheEndpoints.etag(request, tag: path[1])
+        case ("cached", 2...): CacheEndpoints.configurable(request)
         // Response formats
         case ("json", 1): ResponseFormatEndpoints.json()
         case ("xml", 1): ResponseFormatEndpoints.xml()

@@ -1,0 +1,313 @@
+import Crypto
+import Foundation
+import NIOHTTP1
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The on-disk part of ``HTTPCache``: one small metadata file per entry (the durable index) and
+/// one body file per body, in `directory`:
+///
+/// - `entries/<name>.meta`: the ``CacheEntry`` as JSON; `<name>` is the SHA-256 of the primary
+///   and secondary keys, so a new response for the same variant replaces the old one.
+/// - `bodies/<bodyID>`: the body bytes, exactly `bodyLength` of them.
+/// - `tmp/`: bodies and metadata being written.
+///
+/// A write streams the body to `tmp/`, renames it into `bodies/`, then writes the metadata to
+/// `tmp/` and renames it into `entries/`: that rename is the commit, atomic on POSIX, so a crash
+/// leaves either the old entry or the new one, plus at most an orphan file. Opening the store
+/// rebuilds the in-memory index from `entries/` and checks it: metadata that doesn't decode,
+/// a body file missing or of another length, orphan bodies and anything left in `tmp/` are
+/// removed. Least recently used entries are evicted to keep the total (metadata and bodies)
+/// within the capacity; use order is kept in memory and starts, on open, from the metadata
+/// files' modification times. One lock guards the index and the renames; reading a body
+/// happens outside it, through a handle opened under it (a body replaced meanwhile stays
+/// readable until closed).
+final class DiskCacheStore: Sendable {
+    private struct Item {
+        var entry: CacheEntry
+        var size: Int64
+        var lastUse: UInt64
+    }
+
+    private struct State {
+        /// Entry name to its item.
+        var items: [String: Item] = [:]
+        /// Primary key to the names of its variants.
+        var names: [String: Set<String>] = [:]
+        var usage: Int64 = 0
+        var clock: UInt64 = 0
+    }
+
+    let directory: URL
+    let capacity: Int64
+    private let entriesDirectory: URL
+    private let bodiesDirectory: URL
+    private let temporaryDirectory: URL
+    private let state = Mutex(State())
+
+    /// Opens (creating it when missing) the store in `directory`; nil when the folders can't be
+    /// made.
+    init?(directory: URL, capacity: Int) {
+        self.directory = directory
+        self.capacity = Int64(max(0, capacity))
+        entriesDirectory = directory.appendingPathComponent("entries", isDirectory: true)
+        bodiesDirectory = directory.appendingPathComponent("bodies", isDirectory: true)
+        temporaryDirectory = directory.appendingPathComponent("tmp", isDirectory: true)
+        let manager = FileManager.default
+        do {
+            for folder in [entriesDirectory, bodiesDirectory, temporaryDirectory] {
+                try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+        } catch {
+            return nil
+        }
+        rebuildIndex()
+    }
+
+    /// Bytes used on disk by committed entries (metadata and bodies).
+    var usage: Int { Int(state.withLock { $0.usage }) }
+
+    // MARK: - Open
+
+    private func rebuildIndex() {
+        let manager = FileManager.default
+        for leftover in (try? manager.contentsOfDirectory(atPath: temporaryDirectory.path)) ?? [] {
+            try? manager.removeItem(at: temporaryDirectory.appendingPathComponent(leftover))
+        }
+        var found: [(name: String, entry: CacheEntry, size: Int64, modified: Date)] = []
+        var referenced = Set<String>()
+        for file in (try? manager.contentsOfDirectory(atPath: entriesDirectory.path)) ?? [] {
+            let url = entriesDirectory.appendingPathComponent(file)
+            guard file.hasSuffix(".meta"), let entry = Self.decode(url), Self.isValidID(entry.bodyID),
+                Self.entryName(key: entry.key, varied: entry.varied) + ".meta" == file,
+                let bodySize = Self.fileSize(bodiesDirectory.appendingPathComponent(entry.bodyID)), bodySize == entry.bodyLength,
+                let metaSize = Self.fileSize(url)
+            else {
+                try? manager.removeItem(at: url)
+                continue
+            }
+            let modified = (try? manager.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
+            found.append((String(file.dropLast(5)), entry, metaSize + bodySize, modified))
+            referenced.insert(entry.bodyID)
+        }
+        for body in (try? manager.contentsOfDirectory(atPath: bodiesDirectory.path)) ?? [] where !referenced.contains(body) {
+            try? manager.removeItem(at: bodiesDirectory.appendingPathComponent(body))
+        }
+        found.sort { $0.modified < $1.modified }
+        state.withLock { state in
+            for item in found {
+                state.clock += 1
+                state.items[item.name] = Item(entry: item.entry, size: item.size, lastUse: state.clock)
+                state.names[item.entry.key, default: []].insert(item.name)
+                state.usage += item.size
+            }
+            evict(&state)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The stored variant of `key` matching `requestHeaders`, with a handle on its body (opened
+    /// under the lock; the caller closes it). A variant whose body file is gone or has the wrong
+    /// length is removed and not returned.
+    func lookup(_ key: String, requestHeaders: HTTPHeaders) -> (CacheEntry, FileHandle)? {
+        state.withLock { state -> (CacheEntry, FileHandle)? in
+            guard let names = state.names[key] else { return nil }
+            for name in names {
+                guard let item = state.items[name], CacheVary.matches(item.entry.varied, requestHeaders: requestHeaders) else {
+                    continue
+                }
+                let bodyURL = bodiesDirectory.appendingPathComponent(item.entry.bodyID)
+                guard let handle = try? FileHandle(forReadingFrom: bodyURL),
+                    let end = try? handle.seekToEnd(), end == UInt64(item.entry.bodyLength), (try? handle.seek(toOffset: 0)) != nil
+                else {
+                    removeLocked(name, from: &state)
+                    return nil
+                }
+                state.clock += 1
+                state.items[name]?.lastUse = state.clock
+                return (item.entry, handle)
+            }
+            return nil
+        }
+    }
+
+    /// Marks the variant as just used (a hit served from the memory store), so eviction
+    /// order follows use, not only disk reads.
+    func touch(_ entry: CacheEntry) {
+        let name = Self.entryName(key: entry.key, varied: entry.varied)
+        state.withLock { state in
+            guard state.items[name] != nil else { return }
+            state.clock += 1
+            state.items[name]?.lastUse = state.clock
+        }
+    }
+
+    // MARK: - Writing
+
+    /// A new temporary body file and a handle to write it.
+    func makeBodyFile() -> (id: String, handle: FileHandle)? {
+        let id = UUID().uuidString.lowercased()
+        let url = temporaryDirectory.appendingPathComponent(id)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: url)
+        else { return nil }
+        return (id, handle)
+    }
+
+    /// Removes a temporary body that won't be committed.
+    func discardBodyFile(id: String) {
+        try? FileManager.default.removeItem(at: temporaryDirectory.appendingPathComponent(id))
+    }
+
+    /// Commits `entry` with the temporary body `entry.bodyID` (already closed): the body moves
+    /// into place, then the metadata replaces the variant's old one atomically. False (and
+    /// nothing stored) when the entry can't fit or a file operation fails.
+    @discardableResult
+    func commit(_ entry: CacheEntry) -> Bool {
+        let bodyTemporary = temporaryDirectory.appendingPathComponent(entry.bodyID)
+        guard Self.isValidID(entry.bodyID), let metadata = Self.encode(entry),
+            entry.bodyLength + Int64(metadata.count) <= capacity
+        else {
+            discardBodyFile(id: entry.bodyID)
+            return false
+        }
+        let name = Self.entryName(key: entry.key, varied: entry.varied)
+        let metaTemporary = temporaryDirectory.appendingPathComponent("\(name).\(UUID().uuidString).meta")
+        do {
+            try metadata.write(to: metaTemporary)
+        } catch {
+            discardBodyFile(id: entry.bodyID)
+            return false
+        }
+        return state.withLock { state -> Bool in
+            guard rename(bodyTemporary.path, bodiesDirectory.appendingPathComponent(entry.bodyID).path) == 0 else {
+                try? FileManager.default.removeItem(at: metaTemporary)
+                discardBodyFile(id: entry.bodyID)
+                return false
+            }
+            guard rename(metaTemporary.path, entriesDirectory.appendingPathComponent("\(name).meta").path) == 0 else {
+                try? FileManager.default.removeItem(at: metaTemporary)
+                try? FileManager.default.removeItem(at: bodiesDirectory.appendingPathComponent(entry.bodyID))
+                return false
+            }
+            if let old = state.items[name] {
+                state.usage -= old.size
+                if old.entry.bodyID != entry.bodyID {
+                    try? FileManager.default.removeItem(at: bodiesDirectory.appendingPathComponent(old.entry.bodyID))
+                }
+            }
+            state.clock += 1
+            let size = entry.bodyLength + Int64(metadata.count)
+            state.items[name] = Item(entry: entry, size: size, lastUse: state.clock)
+            state.names[entry.key, default: []].insert(name)
+            state.usage += size
+            evict(&state)
+            return true
+        }
+    }
+
+    /// Replaces the metadata of a stored variant (after a 304), keeping its body; nothing
+    /// happens when that variant (with that body) is no longer stored.
+    func update(_ entry: CacheEntry) {
+        guard let metadata = Self.encode(entry) else { return }
+        let name = Self.entryName(key: entry.key, varied: entry.varied)
+        let metaTemporary = temporaryDirectory.appendingPathComponent("\(name).\(UUID().uuidString).meta")
+        guard (try? metadata.write(to: metaTemporary)) != nil else { return }
+        state.withLock { state in
+            guard let old = state.items[name], old.entry.bodyID == entry.bodyID,
+                rename(metaTemporary.path, entriesDirectory.appendingPathComponent("\(name).meta").path) == 0
+            else {
+                try? FileManager.default.removeItem(at: metaTemporary)
+                return
+            }
+            let size = entry.bodyLength + Int64(metadata.count)
+            state.usage += size - old.size
+            state.clock += 1
+            state.items[name] = Item(entry: entry, size: size, lastUse: state.clock)
+            evict(&state)
+        }
+    }
+
+    // MARK: - Removing
+
+    /// Removes every variant of `key`.
+    func remove(_ key: String) {
+        state.withLock { state in
+            for name in state.names[key] ?? [] { removeLocked(name, from: &state) }
+        }
+    }
+
+    /// Removes every entry.
+    func removeAll() {
+        state.withLock { state in
+            for name in Array(state.items.keys) { removeLocked(name, from: &state) }
+        }
+    }
+
+    private func removeLocked(_ name: String, from state: inout State) {
+        guard let item = state.items.removeValue(forKey: name) else { return }
+        state.usage -= item.size
+        state.names[item.entry.key]?.remove(name)
+        if state.names[item.entry.key]?.isEmpty == true { state.names[item.entry.key] = nil }
+        try? FileManager.default.removeItem(at: entriesDirectory.appendingPathComponent("\(name).meta"))
+        try? FileManager.default.removeItem(at: bodiesDirectory.appendingPathComponent(item.entry.bodyID))
+    }
+
+    private func evict(_ state: inout State) {
+        guard state.usage > capacity else { return }
+        let byAge = state.items.sorted { $0.value.lastUse < $1.value.lastUse }.map(\.key)
+        for name in byAge {
+            guard state.usage > capacity else { return }
+            removeLocked(name, from: &state)
+        }
+    }
+
+    // MARK: - Files
+
+    /// The file name of a variant: SHA-256 of its primary key and its secondary key, in hex.
+    static func entryName(key: String, varied: [String: String?]) -> String {
+        var text = key
+        for name in varied.keys.sorted() {
+            text += "\u{0}\(name)\u{1}" + ((varied[name] ?? nil).map { "=" + $0 } ?? "")
+        }
+        return SHA256.hash(data: Data(text.utf8)).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// A body ID is a lowercase UUID: nothing read from a metadata file can name a path elsewhere.
+    private static func isValidID(_ id: String) -> Bool {
+        id.count == 36 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D }
+    }
+
+    private struct Envelope: Codable {
+        var version: Int
+        var entry: CacheEntry
+    }
+
+    private static func encode(_ entry: CacheEntry) -> Data? {
+        try? JSONEncoder().encode(Envelope(version: 1, entry: entry))
+    }
+
+    private static func decode(_ url: URL) -> CacheEntry? {
+        guard let size = fileSize(url), size < 1 << 20, let data = try? Data(contentsOf: url),
+            let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.version == 1,
+            envelope.entry.bodyLength >= 0
+        else { return nil }
+        return envelope.entry
+    }
+
+    private static func fileSize(_ url: URL) -> Int64? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            (attributes[.type] as? FileAttributeType) == .typeRegular,
+            let size = attributes[.size] as? NSNumber
+        else { return nil }
+        return size.int64Value
+    }
+}

@@ -1,0 +1,126 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+import NIOHTTP1
+import Synchronization
+
+/// A private HTTP cache (RFC 9111) in memory and, optionally, on disk: URLCache's role for a
+/// session. Set it as ``SessionConfiguration/cache``; data, upload and download tasks then store
+/// storable GET responses and answer from the cache as `URLRequest.cachePolicy` and the
+/// `Cache-Control` fields allow (fresh responses without a request, stale ones revalidated with
+/// `If-None-Match` / `If-Modified-Since`, `Vary` honoured, unsafe methods invalidating).
+///
+/// The memory store keeps small bodies (up to a tenth of `memoryCapacity` each); the disk
+/// store keeps one metadata file and one body file per entry under `directory`, written
+/// atomically (temporary file, then rename), checked when opened (damaged or half-written
+/// entries are removed) and trimmed least-recently-used first to stay within `diskCapacity`.
+/// Bodies are written to disk as they arrive and read back in chunks.
+///
+/// Thread safety: every method may be called from any thread; several sessions may share one
+/// cache. Two `HTTPCache` objects on the same directory at once are not supported (each would
+/// evict without knowing the other's entries); open the directory again after the first is gone.
+public final class HTTPCache: Sendable {
+    /// The memory store's limit in bytes.
+    public let memoryCapacity: Int
+    /// The disk store's limit in bytes (0 when there is no directory).
+    public let diskCapacity: Int
+    /// The disk store's folder, or nil for a memory-only cache (also nil when the folder could
+    /// not be created: the cache then works in memory only).
+    public let directory: URL?
+
+    private let memory: Mutex<MemoryCacheStore>
+    let disk: DiskCacheStore?
+
+    /// A cache keeping up to `memoryCapacity` bytes in memory and `diskCapacity` bytes in
+    /// `directory` (created when missing; nil: memory only). Entries already in the directory
+    /// are checked and kept. Negative capacities count as 0.
+    public init(memoryCapacity: Int, diskCapacity: Int, directory: URL?) {
+        self.memoryCapacity = max(0, memoryCapacity)
+        self.memory = Mutex(MemoryCacheStore(capacity: memoryCapacity))
+        if let directory, diskCapacity > 0, let store = DiskCacheStore(directory: directory, capacity: diskCapacity) {
+            self.disk = store
+            self.directory = directory
+            self.diskCapacity = diskCapacity
+        } else {
+            self.disk = nil
+            self.directory = nil
+            self.diskCapacity = 0
+        }
+    }
+
+    /// Bytes held in memory (bodies plus an estimate of their heads).
+    public var currentMemoryUsage: Int { memory.withLock { $0.usage } }
+
+    /// Bytes used on disk by stored entries (metadata and body files).
+    public var currentDiskUsage: Int { disk?.usage ?? 0 }
+
+    /// Removes every stored response, in memory and on disk.
+    public func removeAll() {
+        memory.withLock { $0.removeAll() }
+        disk?.removeAll()
+    }
+
+    /// Removes the stored responses (every `Vary` variant) for `request`'s URL.
+    public func removeCachedResponse(for request: URLRequest) {
+        guard let key = CacheKey.key(for: request.url) else { return }
+        remove(key: key)
+    }
+
+    // MARK: - For the session
+
+    /// A stored response: its entry and its body, in memory or as an open file.
+    enum StoredBody: Sendable {
+        case data(Data)
+        case file(FileHandle)
+    }
+
+    /// The stored variant of `key` for a request with `requestHeaders`: memory first, then disk
+    /// (a small disk body is read and kept in memory for next time).
+    func stored(key: String, requestHeaders: HTTPHeaders) -> (entry: CacheEntry, body: StoredBody)? {
+        if let (entry, body) = memory.withLock({ $0.lookup(key, requestHeaders: requestHeaders) }) {
+            disk?.touch(entry)
+            return (entry, .data(body))
+        }
+        guard let disk, let (entry, handle) = disk.lookup(key, requestHeaders: requestHeaders) else { return nil }
+        let limit = memory.withLock { $0.maximumBodySize }
+        if entry.bodyLength <= Int64(limit) {
+            defer { try? handle.close() }
+            guard let body = try? handle.readToEnd() ?? Data(), Int64(body.count) == entry.bodyLength else { return nil }
+            memory.withLock { $0.insert(entry, body: body) }
+            return (entry, .data(body))
+        }
+        return (entry, .file(handle))
+    }
+
+    /// A writer for a response being received with head `entry` (its body ID and length are
+    /// filled in by the writer).
+    func makeWriter(for entry: CacheEntry) -> CacheEntryWriter {
+        CacheEntryWriter(cache: self, entry: entry, memoryLimit: memory.withLock { $0.maximumBodySize })
+    }
+
+    /// Stores a finished entry: on disk when its body was written there, in memory when a copy
+    /// was kept.
+    func store(_ entry: CacheEntry, memoryBody: Data?, diskBodyWritten: Bool) {
+        if let memoryBody {
+            memory.withLock { $0.insert(entry, body: memoryBody) }
+        } else {
+            memory.withLock { $0.remove(entry.key, varied: entry.varied) }
+        }
+        if diskBodyWritten, let disk {
+            disk.commit(entry)
+        }
+    }
+
+    /// Replaces a stored entry's head after a 304.
+    func refresh(_ entry: CacheEntry) {
+        memory.withLock { $0.update(entry) }
+        disk?.update(entry)
+    }
+
+    /// Removes every variant stored under `key`.
+    func remove(key: String) {
+        memory.withLock { $0.remove(key) }
+        disk?.remove(key)
+    }
+}

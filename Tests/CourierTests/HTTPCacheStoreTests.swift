@@ -1,0 +1,184 @@
+@testable import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The cache's stores against real files in temporary folders: writing and reading back,
+/// reopening, damaged entries, eviction, removal and concurrent writers.
+@Suite("HTTP cache storage")
+struct HTTPCacheStoreTests {
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CourierCacheTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func entry(_ key: String, varied: [String: String?] = [:]) -> CacheEntry {
+        var entry = CacheEntry(
+            key: key, status: 200, reason: "OK", headerFields: [], varied: varied, requestTime: Date(), responseTime: Date(),
+            bodyLength: 0, bodyID: "")
+        entry.headers = ["Cache-Control": "max-age=600", "Content-Type": "text/plain"]
+        return entry
+    }
+
+    /// Writes `body` through a writer in chunks, as a response would arrive.
+    static func store(_ cache: HTTPCache, _ entry: CacheEntry, body: [UInt8], chunk: Int = 1000) {
+        let writer = cache.makeWriter(for: entry)
+        var offset = 0
+        while offset < body.count {
+            let end = min(body.count, offset + chunk)
+            writer.append(ByteBuffer(bytes: body[offset..<end]))
+            offset = end
+        }
+        writer.finish()
+    }
+
+    static func body(of stored: (entry: CacheEntry, body: HTTPCache.StoredBody)?) -> [UInt8]? {
+        switch stored?.body {
+        case .data(let data): return Array(data)
+        case .file(let handle):
+            defer { try? handle.close() }
+            return (try? handle.readToEnd()).map { Array($0) } ?? []
+        case nil: return nil
+        }
+    }
+
+    static func bytes(_ count: Int, seed: UInt8 = 7) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) } }
+
+    @Test func memoryOnlyStoresAndServes() {
+        let cache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil)
+        Self.store(cache, Self.entry("http://h/a"), body: Self.bytes(5000))
+        let stored = cache.stored(key: "http://h/a", requestHeaders: [:])
+        #expect(Self.body(of: stored) == Self.bytes(5000))
+        #expect(stored?.entry.headers["content-length"] == ["5000"])
+        #expect(cache.currentMemoryUsage >= 5000)
+        #expect(cache.currentDiskUsage == 0)
+        cache.removeAll()
+        #expect(cache.stored(key: "http://h/a", requestHeaders: [:]) == nil)
+        #expect(cache.currentMemoryUsage == 0)
+    }
+
+    @Test func diskEntriesSurviveReopening() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            Self.store(cache, Self.entry("http://h/a"), body: Self.bytes(300_000))
+            Self.store(cache, Self.entry("http://h/v", varied: ["accept": "a"]), body: Self.bytes(10, seed: 1))
+            Self.store(cache, Self.entry("http://h/v", varied: ["accept": "b"]), body: Self.bytes(10, seed: 2))
+            #expect(cache.currentDiskUsage > 300_000)
+        }
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+        #expect(reopened.currentDiskUsage > 300_000)
+        #expect(Self.body(of: reopened.stored(key: "http://h/a", requestHeaders: [:])) == Self.bytes(300_000))
+        #expect(Self.body(of: reopened.stored(key: "http://h/v", requestHeaders: ["Accept": "a"])) == Self.bytes(10, seed: 1))
+        #expect(Self.body(of: reopened.stored(key: "http://h/v", requestHeaders: ["Accept": "b"])) == Self.bytes(10, seed: 2))
+        #expect(reopened.stored(key: "http://h/v", requestHeaders: ["Accept": "c"]) == nil)
+        reopened.removeCachedResponse(for: URLRequest(url: URL(string: "http://h/v")!))
+        #expect(reopened.stored(key: "http://h/v", requestHeaders: ["Accept": "a"]) == nil)
+        #expect(Self.body(of: reopened.stored(key: "http://h/a", requestHeaders: [:])) == Self.bytes(300_000))
+    }
+
+    @Test func damagedEntriesAreIgnoredAndRemoved() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            Self.store(cache, Self.entry("http://h/garbled"), body: Self.bytes(100))
+            Self.store(cache, Self.entry("http://h/truncated"), body: Self.bytes(100))
+            Self.store(cache, Self.entry("http://h/good"), body: Self.bytes(100))
+        }
+        let entries = directory.appendingPathComponent("entries")
+        let garbled = entries.appendingPathComponent(DiskCacheStore.entryName(key: "http://h/garbled", varied: [:]) + ".meta")
+        try Data("{\"version\":1,\"entry\":{\"key\":".utf8).write(to: garbled)  // a half-written metadata file
+        let truncatedMeta = entries.appendingPathComponent(DiskCacheStore.entryName(key: "http://h/truncated", varied: [:]) + ".meta")
+        let truncatedEntry = try JSONDecoder().decode(Envelope.self, from: Data(contentsOf: truncatedMeta)).entry
+        let truncatedBody = directory.appendingPathComponent("bodies").appendingPathComponent(truncatedEntry.bodyID)
+        try Data(Self.bytes(40)).write(to: truncatedBody)  // a body cut short
+        try Data("junk".utf8).write(to: directory.appendingPathComponent("tmp").appendingPathComponent("leftover"))
+
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+        #expect(reopened.stored(key: "http://h/garbled", requestHeaders: [:]) == nil)
+        #expect(reopened.stored(key: "http://h/truncated", requestHeaders: [:]) == nil)
+        #expect(Self.body(of: reopened.stored(key: "http://h/good", requestHeaders: [:])) == Self.bytes(100))
+        #expect(!FileManager.default.fileExists(atPath: garbled.path))
+        #expect(!FileManager.default.fileExists(atPath: truncatedMeta.path))
+        #expect(!FileManager.default.fileExists(atPath: truncatedBody.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("bodies").path).count == 1)
+    }
+
+    /// The metadata file's shape, to find a body file in a test.
+    struct Envelope: Decodable {
+        var entry: CacheEntry
+    }
+
+    @Test func evictionKeepsUsageWithinCapacity() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = HTTPCache(memoryCapacity: 50_000, diskCapacity: 100_000, directory: directory)
+        for index in 0..<40 {
+            Self.store(cache, Self.entry("http://h/\(index)"), body: Self.bytes(4_000 + index))
+            #expect(cache.currentDiskUsage <= 100_000)
+            #expect(cache.currentMemoryUsage <= 50_000)
+            if index >= 1 {
+                // Touch the first entry: least recently used goes first, so it stays.
+                #expect(cache.stored(key: "http://h/0", requestHeaders: [:]) != nil)
+            }
+        }
+        #expect(cache.stored(key: "http://h/1", requestHeaders: [:]) == nil)  // evicted
+        #expect(Self.body(of: cache.stored(key: "http://h/39", requestHeaders: [:])) == Self.bytes(4_039))
+        let bodies = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("bodies").path)
+        let metas = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("entries").path)
+        #expect(bodies.count == metas.count)
+        #expect(bodies.count < 40)
+        // A body larger than the whole disk capacity is not stored at all.
+        Self.store(cache, Self.entry("http://h/huge"), body: Self.bytes(150_000), chunk: 65_536)
+        #expect(cache.stored(key: "http://h/huge", requestHeaders: [:]) == nil)
+        #expect(cache.currentDiskUsage <= 100_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path).isEmpty)
+    }
+
+    @Test func concurrentWritersAndReadersStayConsistent() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = HTTPCache(memoryCapacity: 100_000, diskCapacity: 10 << 20, directory: directory)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    // Each writer stores a whole, self-consistent body: 50 KiB of one byte value.
+                    Self.store(cache, Self.entry("http://h/same"), body: [UInt8](repeating: UInt8(index), count: 50_000))
+                    if let body = Self.body(of: cache.stored(key: "http://h/same", requestHeaders: [:])) {
+                        #expect(body.count == 50_000)
+                        #expect(Set(body).count == 1)
+                    }
+                }
+            }
+        }
+        let final = try #require(Self.body(of: cache.stored(key: "http://h/same", requestHeaders: [:])))
+        #expect(final.count == 50_000 && Set(final).count == 1)
+        let bodies = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("bodies").path)
+        #expect(bodies.count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path).isEmpty)
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+        #expect(reopened.currentDiskUsage == cache.currentDiskUsage)
+    }
+
+    @Test func notModifiedRefreshKeepsTheBody() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+        Self.store(cache, Self.entry("http://h/r"), body: Self.bytes(1234))
+        var entry = try #require(cache.stored(key: "http://h/r", requestHeaders: [:])).entry
+        entry = CacheValidation.merged(entry, notModifiedHeaders: ["X-Fresh": "yes"], requestTime: Date(), responseTime: Date())
+        cache.refresh(entry)
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+        let stored = reopened.stored(key: "http://h/r", requestHeaders: [:])
+        #expect(stored?.entry.headers["x-fresh"] == ["yes"])
+        #expect(Self.body(of: stored) == Self.bytes(1234))
+    }
+}
