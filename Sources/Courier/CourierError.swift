@@ -120,6 +120,11 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// `206` with a malformed `Content-Range`, starting elsewhere than the requested offset, or
     /// with another length than known. The partial file is left as it was.
     case invalidResumeResponse(url: URL?, reason: String)
+    /// Nothing usable is stored in ``SessionConfiguration/cache`` for the request and it may
+    /// not go to the network: its `cachePolicy` is `.returnCacheDataDontLoad`, or it carries
+    /// `Cache-Control: only-if-cached` (URLSession's `NSURLErrorResourceUnavailable`).
+    /// `reason` names which. Nothing was sent.
+    case notCached(url: URL?, reason: String)
     /// `NetworkReachabilityManager(address:)` was given something that is not an IPv4 or IPv6
     /// address literal (the text given).
     case invalidReachabilityAddress(String)
@@ -173,7 +178,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     public var failingURL: URL? {
         switch self {
         case .timedOut(let url, _), .cannotConnect(let url, _), .connectionLost(let url, _),
-            .tooManyRedirects(let url, _), .cancelled(let url), .responseBodyTooLarge(let url, _, _, _):
+            .tooManyRedirects(let url, _), .cancelled(let url), .responseBodyTooLarge(let url, _, _, _),
+            .notCached(let url, _):
             return url
         default: return response?.url
         }
@@ -220,6 +226,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
                 + "(SessionConfiguration.maximumResponseBodySize): it \(size)"
         case .invalidResumeResponse(let url, let reason):
             return "Can't resume the download of \(url?.absoluteString ?? "the resource"): \(reason)"
+        case .notCached(let url, let reason):
+            return "No cached response for \(url?.absoluteString ?? "the request") and it may not be loaded: \(reason)"
         case .invalidReachabilityAddress(let text):
             return "Not an IPv4 or IPv6 address: \"\(text)\" (use NetworkReachabilityManager(domain:) for a host name)"
         }

@@ -49,6 +49,21 @@ public struct EngineMetrics: Sendable, Equatable {
     public var networkProtocolName: String?
     /// The negotiated TLS version, e.g. `TLSv1.3`; nil for plain HTTP.
     public var tlsProtocolVersion: String?
+    /// Where the response came from (`URLSessionTaskTransactionMetrics.resourceFetchType`):
+    /// the network (the default), or the session's HTTP cache without a request (a 304 that
+    /// revalidated a stored response is `.networkLoad` with ``revalidatedFromCache``).
+    public var resourceFetchType: ResourceFetchType = .networkLoad
+    /// Whether a stored response was validated with the server (a conditional request answered
+    /// `304`) and its stored body delivered.
+    public var revalidatedFromCache: Bool = false
+
+    /// Where a response came from.
+    public enum ResourceFetchType: String, Sendable, Equatable {
+        /// Loaded over the network.
+        case networkLoad
+        /// Served from the local HTTP cache; nothing was sent.
+        case localCache
+    }
 
     /// Metrics for a request accepted at `fetchStart`.
     public init(fetchStart: Date = Date()) {

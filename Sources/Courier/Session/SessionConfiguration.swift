@@ -59,6 +59,12 @@ public struct SessionConfiguration: Sendable {
     }
 
     private var legacyCookieStorage: HTTPCookieStorage?
+    /// The HTTP cache responses are stored in and answered from (RFC 9111, private; see
+    /// ``HTTPCache``), or nil (the default) for no caching. Each request's `cachePolicy` is
+    /// honoured (`.useProtocolCachePolicy`, `.reloadIgnoringLocalCacheData`,
+    /// `.returnCacheDataElseLoad`, `.returnCacheDataDontLoad`). Sessions given the same cache
+    /// share its entries.
+    public var cache: HTTPCache?
     /// The largest response body a data or upload task gathers in memory, in bytes, or nil for
     /// no limit. Default ``defaultMaximumResponseBodySize`` (64 MiB). A response whose
     /// `Content-Length` is larger fails as soon as its head arrives; a body without a length

@@ -1,0 +1,249 @@
+import CourierEngine
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// The HTTP cache's part in one hop of a task (``SessionConfiguration/cache``). Before the
+/// request leaves, ``prepare(_:policy:cache:)`` looks the request up and decides, by
+/// ``CacheLookupRule``: answer from the cache (``replay(to:)`` feeds the stored response to the
+/// task as engine events, so serializers, completion queue, notifications and progress run as
+/// for a network response, with metrics saying `.localCache`), fail without sending
+/// (`.returnCacheDataDontLoad`, `only-if-cached`), make the request conditional, or send it
+/// as is. While the response arrives, ``intercepting(_:)`` stores a storable response (the
+/// body streamed to the store as it is delivered), turns a `304` to its own conditional
+/// request into the stored response with merged headers, and invalidates after an unsafe
+/// method. Events arrive in order on the task's callback queue.
+final class CachedExchange: Sendable {
+    /// What to do with the request.
+    enum Preparation {
+        /// The cache takes no part (no cache, or a safe method other than GET, or the caller's
+        /// own conditional or Range request).
+        case bypass
+        /// Send the (possibly made conditional) request; wrap the event handler with
+        /// ``intercepting(_:)``.
+        case network(CachedExchange)
+        /// Nothing is sent: ``replay(to:)`` delivers the stored response.
+        case serve(CachedExchange)
+        /// Nothing is sent and nothing usable is stored.
+        case unavailable(CourierError)
+    }
+
+    private enum Mode {
+        /// A GET that may be stored; `validating` is the stored response a conditional request
+        /// was made for.
+        case lookup(validating: Stored?)
+        /// An unsafe method: a success invalidates.
+        case invalidate
+    }
+
+    /// A stored response and its body.
+    struct Stored: Sendable {
+        var entry: CacheEntry
+        var body: HTTPCache.StoredBody
+    }
+
+    private struct State {
+        var writer: CacheEntryWriter?
+        /// Set when a 304 turned into the stored response: the network body is dropped and the
+        /// stored one delivered at the end.
+        var replacing: Stored?
+    }
+
+    private let cache: HTTPCache
+    private let mode: Mode
+    private let request: EngineRequest
+    private let requestTime = Date()
+    private let state = Mutex(State())
+
+    private init(cache: HTTPCache, mode: Mode, request: EngineRequest) {
+        self.cache = cache
+        self.mode = mode
+        self.request = request
+    }
+
+    /// Decides what the cache does for `request` (sent with `policy`), adding conditional
+    /// fields to it when a stored response is to be validated.
+    static func prepare(_ request: inout EngineRequest, policy: URLRequest.CachePolicy, cache: HTTPCache?) -> Preparation {
+        guard let cache else { return .bypass }
+        let method = request.method.uppercased()
+        if !CacheInvalidation.safeMethods.contains(method) {
+            return .network(CachedExchange(cache: cache, mode: .invalidate, request: request))
+        }
+        guard CacheLookupRule.participates(method: method, requestHeaders: request.headers),
+            let key = CacheKey.key(for: request.url)
+        else { return .bypass }
+        var stored: Stored?
+        let ignoresStored = policy == .reloadIgnoringLocalCacheData || policy == .reloadIgnoringLocalAndRemoteCacheData
+        if !ignoresStored, let found = cache.stored(key: key, requestHeaders: request.headers) {
+            stored = Stored(entry: found.entry, body: found.body)
+        }
+        let decision = CacheLookupRule.decide(policy: policy, requestHeaders: request.headers, entry: stored?.entry, now: Date())
+        switch decision {
+        case .serveStored:
+            guard let stored else { return .bypass }
+            return .serve(CachedExchange(cache: cache, mode: .lookup(validating: stored), request: request))
+        case .validate(let fields):
+            for (name, value) in fields { request.headers.replaceOrAdd(name: name, value: value) }
+            return .network(CachedExchange(cache: cache, mode: .lookup(validating: stored), request: request))
+        case .network:
+            stored?.close()
+            return .network(CachedExchange(cache: cache, mode: .lookup(validating: nil), request: request))
+        case .unavailable:
+            stored?.close()
+            let reason = policy == .returnCacheDataDontLoad
+                ? "the request's cache policy is .returnCacheDataDontLoad"
+                : "the request says Cache-Control: only-if-cached"
+            return .unavailable(.notCached(url: request.url, reason: reason))
+        }
+    }
+
+    // MARK: - Serving
+
+    /// Delivers the stored response to `handle` as a head, body chunks and `.finished` with
+    /// metrics marked `.localCache`. Runs on the task's callback queue.
+    func replay(to handle: @Sendable (EngineEvent) -> Void) {
+        guard case .lookup(let stored?) = mode else { return }
+        var metrics = EngineMetrics(fetchStart: requestTime)
+        metrics.resourceFetchType = .localCache
+        var head = stored.entry.responseHead
+        // RFC 9111 §5.1: a response served from a cache carries its current age.
+        let age = CacheFreshness.currentAge(of: stored.entry, now: Date())
+        head.headers.replaceOrAdd(name: "Age", value: String(Int(min(age, Double(Int32.max)).rounded(.down))))
+        deliver(head: head, body: stored.body, metrics: metrics, to: handle)
+    }
+
+    private func deliver(head: HTTPResponseHead, body: HTTPCache.StoredBody, metrics: EngineMetrics, to handle: @Sendable (EngineEvent) -> Void) {
+        var metrics = metrics
+        metrics.responseStart = Date()
+        handle(.responseHead(head))
+        var sent: Int64 = 0
+        let chunk = 64 << 10
+        switch body {
+        case .data(let data):
+            var offset = data.startIndex
+            while offset < data.endIndex {
+                let end = data.index(offset, offsetBy: chunk, limitedBy: data.endIndex) ?? data.endIndex
+                handle(.bodyPart(ByteBuffer(bytes: data[offset..<end])))
+                sent += Int64(end - offset)
+                offset = end
+            }
+        case .file(let file):
+            defer { try? file.close() }
+            while let data = try? file.read(upToCount: chunk), !data.isEmpty {
+                handle(.bodyPart(ByteBuffer(bytes: data)))
+                sent += Int64(data.count)
+            }
+        }
+        metrics.responseEnd = Date()
+        metrics.responseBodyBytesReceived = sent
+        handle(.finished(metrics))
+    }
+
+    // MARK: - Network responses
+
+    /// `handle` wrapped so the cache sees (and may change) the events of a network exchange.
+    func intercepting(_ handle: @escaping @Sendable (EngineEvent) -> Void) -> @Sendable (EngineEvent) -> Void {
+        { [self] event in self.handle(event, forward: handle) }
+    }
+
+    private func handle(_ event: EngineEvent, forward: @Sendable (EngineEvent) -> Void) {
+        switch event {
+        case .responseHead(let head):
+            forward(.responseHead(received(head)))
+        case .bodyPart(let buffer):
+            let (writer, replacing) = state.withLock { ($0.writer, $0.replacing != nil) }
+            writer?.append(buffer)
+            if !replacing { forward(event) }
+        case .finished(let metrics):
+            let (writer, replacing) = state.withLock { state in
+                defer { state.writer = nil; state.replacing = nil }
+                return (state.writer, state.replacing)
+            }
+            writer?.finish()
+            if let replacing {
+                var metrics = metrics
+                metrics.revalidatedFromCache = true
+                var sent: Int64 = 0
+                switch replacing.body {
+                case .data(let data):
+                    var offset = data.startIndex
+                    while offset < data.endIndex {
+                        let end = data.index(offset, offsetBy: 64 << 10, limitedBy: data.endIndex) ?? data.endIndex
+                        forward(.bodyPart(ByteBuffer(bytes: data[offset..<end])))
+                        sent += Int64(end - offset)
+                        offset = end
+                    }
+                case .file(let file):
+                    defer { try? file.close() }
+                    while let data = try? file.read(upToCount: 64 << 10), !data.isEmpty {
+                        forward(.bodyPart(ByteBuffer(bytes: data)))
+                        sent += Int64(data.count)
+                    }
+                }
+                metrics.responseBodyBytesReceived = sent
+                forward(.finished(metrics))
+            } else {
+                closeValidated()
+                forward(event)
+            }
+        case .failed:
+            let writer = state.withLock { state in
+                defer { state.writer = nil; state.replacing = nil }
+                return state.writer
+            }
+            writer?.abandon()
+            closeValidated()
+            forward(event)
+        case .uploadProgress:
+            forward(event)
+        }
+    }
+
+    /// Acts on a response head; returns the head the task sees.
+    private func received(_ head: HTTPResponseHead) -> HTTPResponseHead {
+        let status = Int(head.status.code)
+        let responseTime = Date()
+        switch mode {
+        case .invalidate:
+            for key in CacheInvalidation.keysToInvalidate(method: request.method, url: request.url, status: status, responseHeaders: head.headers) {
+                cache.remove(key: key)
+            }
+            return head
+        case .lookup(let validating):
+            if status == 304, let validating, CacheValidation.notModifiedMatches(validating.entry, notModifiedHeaders: head.headers) {
+                let merged = CacheValidation.merged(
+                    validating.entry, notModifiedHeaders: head.headers, requestTime: requestTime, responseTime: responseTime)
+                cache.refresh(merged)
+                state.withLock { $0.replacing = Stored(entry: merged, body: validating.body) }
+                return merged.responseHead
+            }
+            guard let key = CacheKey.key(for: request.url),
+                CacheStorability.isStorable(method: request.method, requestHeaders: request.headers, status: status, responseHeaders: head.headers)
+            else { return head }
+            let entry = CacheEntry(
+                key: key, status: status, reason: head.status.reasonPhrase,
+                headerFields: head.headers.map { [$0.name, $0.value] },
+                varied: CacheVary.secondaryKey(responseHeaders: head.headers, requestHeaders: request.headers),
+                requestTime: requestTime, responseTime: responseTime, bodyLength: 0, bodyID: "")
+            let writer = cache.makeWriter(for: entry)
+            state.withLock { $0.writer = writer }
+            return head
+        }
+    }
+
+    /// Closes the stored body opened for validation when it is not used.
+    private func closeValidated() {
+        if case .lookup(let validating?) = mode { validating.close() }
+    }
+}
+
+extension CachedExchange.Stored {
+    /// Closes the body file, if the body is one.
+    func close() {
+        if case .file(let handle) = body { try? handle.close() }
+    }
+}
