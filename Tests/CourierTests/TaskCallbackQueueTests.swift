@@ -2,6 +2,7 @@
 import CourierEngine
 import Dispatch
 import NIOCore
+import NIOHTTP1
 import Synchronization
 import Testing
 
@@ -62,5 +63,84 @@ struct TaskCallbackQueueTests {
             }
         }
         #expect(calls.withLock { $0 } == [true, false], "reading was not restarted once the backlog drained")
+    }
+
+    /// Waits (off the cooperative pool) until `semaphore` is signalled.
+    private static func wait(for semaphore: DispatchSemaphore) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                semaphore.wait()
+                continuation.resume()
+            }
+        }
+    }
+
+    @Test func anInlineEventIsHandledWhereItIsDeliveredWhenNothingWaits() {
+        let queue = TaskCallbackQueue(label: "test")
+        let handled = Mutex(false)
+        queue.deliver(.responseHead(.init(version: .http1_1, status: .ok)), inline: true, setReadingPaused: { _ in }) { _ in
+            handled.withLock { $0 = true }
+        }
+        // Inline and idle: handled before `deliver` returned, on this thread.
+        #expect(handled.withLock { $0 })
+    }
+
+    @Test func anInlineEventWaitsBehindQueuedWorkAndKeepsTheOrder() async {
+        let queue = TaskCallbackQueue(label: "test")
+        let seen = Mutex<[Int]>([])
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        queue.deliver(Self.body(1), setReadingPaused: { _ in }) { _ in
+            gate.wait()
+            seen.withLock { $0.append(1) }
+        }
+        queue.deliver(Self.body(2), inline: true, setReadingPaused: { _ in }) { _ in seen.withLock { $0.append(2) } }
+        #expect(seen.withLock { $0 }.isEmpty, "an inline event ran ahead of the queued one")
+        queue.deliver(Self.body(3), inline: true, setReadingPaused: { _ in }) { _ in
+            seen.withLock { $0.append(3) }
+            done.signal()
+        }
+        gate.signal()
+        await Self.wait(for: done)
+        #expect(seen.withLock { $0 } == [1, 2, 3])
+    }
+
+    @Test func anEventDeliveredWhileOneIsHandledRunsAfterIt() {
+        let queue = TaskCallbackQueue(label: "test")
+        let log = Mutex<[String]>([])
+        queue.deliver(Self.body(1), inline: true, setReadingPaused: { _ in }) { _ in
+            log.withLock { $0.append("first begins") }
+            // Re-entrant (a handler that cancels, and the engine answers at once): not nested.
+            queue.deliver(Self.body(2), inline: true, setReadingPaused: { _ in }) { _ in log.withLock { $0.append("second") } }
+            log.withLock { $0.append("first ends") }
+        }
+        #expect(log.withLock { $0 } == ["first begins", "first ends", "second"])
+    }
+
+    @Test func inlineHandlingHandsOffAtTheFirstJobThatMustRunOffThread() async {
+        let queue = TaskCallbackQueue(label: "test")
+        let seen = Mutex<[Int]>([])
+        let delivered = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let waitedForTheDeliverer = Mutex<DispatchTimeoutResult?>(nil)
+        queue.deliver(Self.body(1), inline: true, setReadingPaused: { _ in }) { _ in
+            seen.withLock { $0.append(1) }
+            // Queued while the inline handler runs: a job for the dispatch queue, then an
+            // inline-allowed event behind it.
+            queue.async {
+                // Run inline, this would wait for `deliver` to return from inside it (a hang bound,
+                // not a timing: it times out only if the job ran on the delivering thread).
+                waitedForTheDeliverer.withLock { $0 = delivered.wait(timeout: .now() + 60) }
+                seen.withLock { $0.append(2) }
+            }
+            queue.deliver(Self.body(3), inline: true, setReadingPaused: { _ in }) { _ in
+                seen.withLock { $0.append(3) }
+                done.signal()
+            }
+        }
+        delivered.signal()
+        await Self.wait(for: done)
+        #expect(seen.withLock { $0 } == [1, 2, 3])
+        #expect(waitedForTheDeliverer.withLock { $0 } == .success, "the queued job ran on the delivering thread")
     }
 }

@@ -1,11 +1,22 @@
 import CourierEngine
 import Dispatch
+import NIOCore
 import Synchronization
 
-/// A task's own serial queue: the engine's events for the task are handled here, so every
-/// user callback (progress blocks, the manager's hooks, event monitors) and the session's own
-/// blocking work for the task (cookie-store writes, file opens) runs off the event loop, one at
-/// a time and in the order the events happened. A slow callback holds up only its own task.
+/// A task's own serial executor: the engine's events for the task are handled here, one at a
+/// time and in the order they happened, and so is the session's own work for the task
+/// (serializer, completion, cookie-store writes, file opens).
+///
+/// Where the work runs: on the task's dispatch queue, off the event loop, so user callbacks
+/// (progress blocks, the manager's hooks, event monitors) never run on (or hold up) an event
+/// loop and a slow callback holds up only its own task. An event whose handling calls no user
+/// code may instead be handled right where it is delivered (`inline: true`: the event loop),
+/// which saves a thread hop per request; it still waits behind anything queued before it, and
+/// an event delivered while another is being handled (on any thread, or re-entrantly) is
+/// handled after it, by the thread already handling.
+///
+/// Work queued together is handled in one batch: one dispatch hop per burst of events (a
+/// small response's head, body and end arrive together), not one per event.
 ///
 /// Backpressure: when more than 4 MiB of response body waits here (a callback slower than the
 /// network), the engine stops reading the task's socket until the queue is down to 1 MiB.
@@ -13,14 +24,24 @@ final class TaskCallbackQueue: Sendable {
     private static let pauseAbove = 4 << 20
     private static let resumeBelow = 1 << 20
 
-    private struct Backlog {
+    private struct Job {
+        let run: @Sendable () -> Void
+        /// Whether it may run on the delivering thread (it calls no user code).
+        let inline: Bool
+    }
+
+    private struct State {
+        var pending = CircularBuffer<Job>(initialCapacity: 4)
+        /// A thread (inline) or the dispatch queue is handling `pending`.
+        var draining = false
+        /// Body bytes queued and not handled yet.
         var bytes = 0
         /// The backlog when reading was last paused (0: not paused by this queue).
         var pausedAt = 0
     }
 
     private let queue: DispatchQueue
-    private let backlog = Mutex(Backlog())
+    private let state = Mutex(State())
 
     init(label: String) {
         // A serial queue of its own targets an overcommitting root queue: a callback that
@@ -28,42 +49,93 @@ final class TaskCallbackQueue: Sendable {
         queue = DispatchQueue(label: label)
     }
 
-    /// Runs `work` after everything queued before it.
+    /// Runs `work` on the task's dispatch queue after everything queued before it.
     func async(_ work: @escaping @Sendable () -> Void) {
-        queue.async(execute: work)
+        enqueue(Job(run: work, inline: false))
     }
 
     /// Queues `event` for `handle`. `setReadingPaused` stops (true) or restarts (false) the
-    /// engine's reading of the response; it is called on the event loop or this queue.
+    /// engine's reading of the response; it is called on the delivering thread or where the
+    /// events are handled. `inline`: `handle` calls no user code for this event, so it may run
+    /// on the delivering thread when nothing is queued before it.
     func deliver(
         _ event: EngineEvent,
+        inline: Bool = false,
         setReadingPaused: @escaping @Sendable (Bool) -> Void,
         to handle: @escaping @Sendable (EngineEvent) -> Void
     ) {
         guard case .bodyPart(let buffer) = event else {
-            queue.async { handle(event) }
+            enqueue(Job(run: { handle(event) }, inline: inline))
             return
         }
         let count = buffer.readableBytes
-        let pause = backlog.withLock { backlog -> Bool in
-            backlog.bytes += count
+        let pause = state.withLock { state -> Bool in
+            state.bytes += count
             // Pause again if reading was restarted behind our back (a resumed task) and the
             // backlog kept growing.
-            guard backlog.bytes > Self.pauseAbove, backlog.pausedAt == 0 || backlog.bytes > backlog.pausedAt + Self.pauseAbove
+            guard state.bytes > Self.pauseAbove, state.pausedAt == 0 || state.bytes > state.pausedAt + Self.pauseAbove
             else { return false }
-            backlog.pausedAt = backlog.bytes
+            state.pausedAt = state.bytes
             return true
         }
         if pause { setReadingPaused(true) }
-        queue.async {
-            handle(event)
-            let resume = self.backlog.withLock { backlog -> Bool in
-                backlog.bytes -= count
-                guard backlog.pausedAt > 0, backlog.bytes < Self.resumeBelow else { return false }
-                backlog.pausedAt = 0
-                return true
+        enqueue(
+            Job(
+                run: {
+                    handle(event)
+                    let resume = self.state.withLock { state -> Bool in
+                        state.bytes -= count
+                        guard state.pausedAt > 0, state.bytes < Self.resumeBelow else { return false }
+                        state.pausedAt = 0
+                        return true
+                    }
+                    if resume { setReadingPaused(false) }
+                },
+                inline: inline))
+    }
+
+    /// Appends `job`; starts handling the queue here (an inline job, nothing being handled) or
+    /// on the dispatch queue (nothing being handled), else leaves it to whoever is handling.
+    private func enqueue(_ job: Job) {
+        let start = state.withLock { state -> Bool in
+            state.pending.append(job)
+            guard !state.draining else { return false }
+            state.draining = true
+            return true
+        }
+        guard start else { return }
+        if job.inline {
+            drain(inline: true)
+        } else {
+            queue.async { self.drain(inline: false) }
+        }
+    }
+
+    /// Handles the queued jobs in order until none is left. Inline, it stops at the first job
+    /// that must run off this thread and hands the rest to the dispatch queue.
+    private func drain(inline: Bool) {
+        enum Step {
+            case run(Job)
+            case stop
+            case handOff
+        }
+        while true {
+            let step = state.withLock { state -> Step in
+                guard let first = state.pending.first else {
+                    state.draining = false
+                    return .stop
+                }
+                // Still `draining`: nobody else starts handling before the queue takes over.
+                if inline, !first.inline { return .handOff }
+                return .run(state.pending.removeFirst())
             }
-            if resume { setReadingPaused(false) }
+            switch step {
+            case .run(let job): job.run()
+            case .stop: return
+            case .handOff:
+                queue.async { self.drain(inline: false) }
+                return
+            }
         }
     }
 }
