@@ -44,6 +44,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
         case bodyFileWriteFailed(path: String, reason: String)
         /// The multipart body could not be read (a stream ended early or failed).
         case bodyStreamFailed(String)
+        /// An `Encodable` request body could not be encoded (the encoder's error, described).
+        case bodyEncodingFailed(String)
 
         /// A readable reason.
         public var description: String {
@@ -61,6 +63,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
             case .parameterEncodingFailed(let reason): return "parameter encoding failed: \(reason)"
             case .bodyFileWriteFailed(let path, let reason): return "could not write the body to \(path): \(reason)"
             case .bodyStreamFailed(let reason): return "the body stream failed: \(reason)"
+            case .bodyEncodingFailed(let reason): return "the request body could not be encoded: \(reason)"
             }
         }
     }
