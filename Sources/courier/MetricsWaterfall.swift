@@ -38,6 +38,11 @@ enum MetricsWaterfall {
             metrics.requestHeaderBytesSent + metrics.requestBodyBytesSent,
             metrics.responseHeaderBytesReceived + metrics.responseBodyBytesReceived,
             metrics.networkProtocolName ?? "?", metrics.tlsProtocolVersion ?? "plain"))
+        if metrics.resourceFetchType == .localCache {
+            lines.append("cache    hit: served from the local cache, nothing sent")
+        } else if metrics.revalidatedFromCache {
+            lines.append("cache    revalidated: 304 Not Modified, the stored body delivered")
+        }
         return lines
     }
 }

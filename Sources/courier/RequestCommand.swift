@@ -83,6 +83,11 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Send every request through this forward proxy: http://[user:password@]host:port.", valueName: "url"))
     var proxy: String?
 
+    @Option(help: ArgumentHelp(
+        "Use an HTTP cache on disk in this folder (RFC 9111: fresh responses are answered without a request, stale ones revalidated; 256 MiB).",
+        valueName: "dir"))
+    var cache: String?
+
     @Option(
         name: [.customShort("p"), .customLong("print")],
         help: ArgumentHelp("What to print: H request headers, B request body, h response headers, b response body.", valueName: "HBhb"))
@@ -410,6 +415,14 @@ struct RequestCommand: AsyncParsableCommand {
             throw RequestBuildError(description: "--cert-key needs --cert")
         }
         if let proxy { configuration.proxy = try Self.parseProxy(proxy) }
+        if let cache {
+            guard !cache.isEmpty else { throw RequestBuildError(description: "--cache needs a folder") }
+            let cacheStore = HTTPCache(memoryCapacity: 0, diskCapacity: 256 << 20, directory: URL(fileURLWithPath: cache))
+            guard cacheStore.directory != nil else {
+                throw RequestBuildError(description: "--cache: the folder \(cache) can't be created or written")
+            }
+            configuration.cache = cacheStore
+        }
         let tls = try TLSOptions(verify: verify, pinnedCertificatePath: pinCert, pinMode: pinMode)
         tls.apply(to: &configuration)
         let manager = URLSessionManager(configuration: configuration)

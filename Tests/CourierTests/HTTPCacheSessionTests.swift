@@ -1,0 +1,242 @@
+@testable import Courier
+import CourierEngine
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+/// ``SessionConfiguration/cache`` end to end against the test server's `/cached/…` endpoint,
+/// counting what reaches the server.
+@Suite("HTTP cache through the session")
+struct HTTPCacheSessionTests {
+    struct Fetched: @unchecked Sendable {
+        var response: HTTPURLResponse?
+        var json: [String: Any]?
+        var error: (any Error)?
+        var metrics: EngineMetrics?
+        var id: String? { json?["id"] as? String }
+        func header(_ name: String) -> String? { response?.value(forHTTPHeaderField: name) }
+    }
+
+    static func manager(_ cache: HTTPCache) -> URLSessionManager {
+        var configuration = SessionConfiguration()
+        configuration.cache = cache
+        let manager = URLSessionManager(configuration: configuration)
+        manager.responseSerializer = HTTPResponseSerializer()
+        return manager
+    }
+
+    static func fetch(
+        _ manager: URLSessionManager, _ url: URL, method: String = "GET", policy: URLRequest.CachePolicy = .useProtocolCachePolicy,
+        headers: [String: String] = [:]
+    ) async -> Fetched {
+        var request = URLRequest(url: url, cachePolicy: policy)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let recorder = CompletionRecorder()
+        let task = manager.dataTask(with: request, completionHandler: recorder.handler)
+        task.resume()
+        await recorder.wait()
+        let call = recorder.first
+        let json = (call?.object as? Data).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        return Fetched(response: call?.response, json: json, error: call?.error, metrics: task.metrics)
+    }
+
+    static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("CourierCacheSession-\(UUID().uuidString)")
+    }
+
+    @Test func aFreshHitSendsNothing() async throws {
+        try await TestServer.withRunning { server in
+            let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))
+            let url = server.sessionURL("/cached/fresh?cc=max-age=600")
+            let first = await Self.fetch(manager, url)
+            let second = await Self.fetch(manager, url)
+            #expect(first.error == nil && second.error == nil)
+            #expect(server.requestsReceived(forPath: "/cached/fresh") == 1)
+            #expect(first.id != nil && second.id == first.id)
+            #expect(second.response?.statusCode == 200)
+            #expect(first.metrics?.resourceFetchType == .networkLoad)
+            #expect(second.metrics?.resourceFetchType == .localCache)
+            #expect(second.header("Age") != nil)
+        }
+    }
+
+    @Test func aStaleEntryRevalidatesAndA304ServesTheStoredBody() async throws {
+        try await TestServer.withRunning { server in
+            let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))
+            // ETag → If-None-Match
+            let tagged = server.sessionURL("/cached/etag?cc=max-age=0&etag=v1")
+            let first = await Self.fetch(manager, tagged)
+            let second = await Self.fetch(manager, tagged)
+            #expect(server.requestsReceived(forPath: "/cached/etag") == 2)
+            #expect(second.response?.statusCode == 200)
+            #expect(second.id == first.id)
+            #expect(second.header("X-Validated-With") == "If-None-Match")
+            #expect(second.header("X-Revalidation-Id") != nil)  // merged from the 304
+            #expect(second.header("ETag") == "\"v1\"")
+            #expect(second.metrics?.revalidatedFromCache == true)
+            #expect(second.metrics?.resourceFetchType == .networkLoad)
+            // Last-Modified → If-Modified-Since (no-cache: stored, always validated)
+            let dated = server.sessionURL("/cached/lm?cc=no-cache&lm=-3600")
+            let third = await Self.fetch(manager, dated)
+            let fourth = await Self.fetch(manager, dated)
+            #expect(server.requestsReceived(forPath: "/cached/lm") == 2)
+            #expect(fourth.header("X-Validated-With") == "If-Modified-Since")
+            #expect(fourth.id == third.id && fourth.id != nil)
+        }
+    }
+
+    @Test func varyKeepsVariantsApart() async throws {
+        try await TestServer.withRunning { server in
+            let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))
+            let url = server.sessionURL("/cached/vary?cc=max-age=600&vary=X-Flavor")
+            let a = await Self.fetch(manager, url, headers: ["X-Flavor": "apple"])
+            let b = await Self.fetch(manager, url, headers: ["X-Flavor": "banana"])
+            let a2 = await Self.fetch(manager, url, headers: ["X-Flavor": "apple"])
+            let b2 = await Self.fetch(manager, url, headers: ["X-Flavor": "banana"])
+            let none = await Self.fetch(manager, url)
+            #expect(server.requestsReceived(forPath: "/cached/vary") == 3)
+            #expect(a.json?["x-flavor"] as? String == "apple" && a2.id == a.id)
+            #expect(b.json?["x-flavor"] as? String == "banana" && b2.id == b.id)
+            #expect(a.id != b.id && none.id != a.id && none.id != b.id)
+        }
+    }
+
+    @Test func noStoreIsNeverWritten() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServer.withRunning { server in
+            let cache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 1 << 20, directory: directory)
+            let manager = Self.manager(cache)
+            let url = server.sessionURL("/cached/nostore?cc=no-store,max-age=600")
+            _ = await Self.fetch(manager, url)
+            _ = await Self.fetch(manager, url, headers: ["Cache-Control": "max-stale"])
+            #expect(server.requestsReceived(forPath: "/cached/nostore") == 2)
+            #expect(cache.currentMemoryUsage == 0 && cache.currentDiskUsage == 0)
+            let entries = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("entries").path)
+            #expect(entries.isEmpty)
+        }
+    }
+
+    @Test func aPostInvalidatesTheURLAndItsLocation() async throws {
+        try await TestServer.withRunning { server in
+            let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))
+            let url = server.sessionURL("/cached/item?cc=max-age=600")
+            let other = server.sessionURL("/cached/other?cc=max-age=600")
+            let first = await Self.fetch(manager, url)
+            _ = await Self.fetch(manager, other)
+            _ = await Self.fetch(manager, server.sessionURL("/cached/item?location=/cached/other"), method: "POST")
+            let after = await Self.fetch(manager, url)
+            _ = await Self.fetch(manager, other)
+            #expect(server.requestsReceived(forPath: "/cached/item") == 3)  // GET, POST, GET again
+            #expect(server.requestsReceived(forPath: "/cached/other") == 2)  // Location invalidated it
+            #expect(after.id != first.id)
+        }
+    }
+
+    @Test func eachCachePolicy() async throws {
+        try await TestServer.withRunning { server in
+            let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))
+            // .reloadIgnoringLocalCacheData: a fresh entry is not used (the new response is stored).
+            let fresh = server.sessionURL("/cached/reload?cc=max-age=600")
+            let stored = await Self.fetch(manager, fresh)
+            let reloaded = await Self.fetch(manager, fresh, policy: .reloadIgnoringLocalCacheData)
+            let afterReload = await Self.fetch(manager, fresh)
+            #expect(server.requestsReceived(forPath: "/cached/reload") == 2)
+            #expect(reloaded.id != stored.id && afterReload.id == reloaded.id)
+
+            // .returnCacheDataElseLoad: a stale entry is used as is; nothing stored loads.
+            let stale = server.sessionURL("/cached/elseload?cc=max-age=0")
+            let loaded = await Self.fetch(manager, stale, policy: .returnCacheDataElseLoad)
+            let reused = await Self.fetch(manager, stale, policy: .returnCacheDataElseLoad)
+            #expect(server.requestsReceived(forPath: "/cached/elseload") == 1)
+            #expect(reused.id == loaded.id && reused.metrics?.resourceFetchType == .localCache)
+
+            // .returnCacheDataDontLoad: the stale entry is used; nothing stored fails without a request.
+            let kept = await Self.fetch(manager, stale, policy: .returnCacheDataDontLoad)
+            #expect(kept.id == loaded.id && server.requestsReceived(forPath: "/cached/elseload") == 1)
+            let missing = await Self.fetch(manager, server.sessionURL("/cached/missing"), policy: .returnCacheDataDontLoad)
+            guard case .notCached = missing.error as? CourierError else {
+                Issue.record("expected CourierError.notCached, got \(String(describing: missing.error))")
+                return
+            }
+            #expect(server.requestsReceived(forPath: "/cached/missing") == 0)
+
+            // .useProtocolCachePolicy with only-if-cached: the same error when nothing fresh is stored.
+            let onlyIfCached = await Self.fetch(manager, stale, headers: ["Cache-Control": "only-if-cached"])
+            #expect((onlyIfCached.error as? CourierError).map { if case .notCached = $0 { true } else { false } } == true)
+            #expect(server.requestsReceived(forPath: "/cached/elseload") == 1)
+        }
+    }
+
+    @Test func aDiskCacheReopenedServesItsEntries() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServer.withRunning { server in
+            let small = server.sessionURL("/cached/disk?cc=max-age=600")
+            let large = server.sessionURL("/cached/large?cc=max-age=600&size=3000000")
+            let first = await Self.fetch(Self.manager(HTTPCache(memoryCapacity: 0, diskCapacity: 64 << 20, directory: directory)), small)
+            let firstLarge = await Self.fetch(
+                Self.manager(HTTPCache(memoryCapacity: 0, diskCapacity: 64 << 20, directory: directory)), large)
+            let reopened = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 64 << 20, directory: directory)
+            #expect(reopened.currentDiskUsage > 3_000_000)
+            let manager = Self.manager(reopened)
+            let again = await Self.fetch(manager, small)
+            let againLarge = await Self.fetch(manager, large)
+            #expect(server.requestsReceived(forPath: "/cached/disk") == 1)
+            #expect(server.requestsReceived(forPath: "/cached/large") == 1)
+            #expect(again.id == first.id && again.metrics?.resourceFetchType == .localCache)
+            #expect(againLarge.id == firstLarge.id && (againLarge.json?["padding"] as? String)?.count == 3_000_000)
+        }
+    }
+
+    @Test func aCorruptedEntryFileIsIgnored() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServer.withRunning { server in
+            let url = server.sessionURL("/cached/corrupt?cc=max-age=600")
+            let first = await Self.fetch(Self.manager(HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)), url)
+            let entries = directory.appendingPathComponent("entries")
+            for file in try FileManager.default.contentsOfDirectory(atPath: entries.path) {
+                try Data("not json at all".utf8).write(to: entries.appendingPathComponent(file))
+            }
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+            let second = await Self.fetch(Self.manager(cache), url)
+            #expect(second.error == nil && second.response?.statusCode == 200)
+            #expect(second.id != first.id)
+            #expect(server.requestsReceived(forPath: "/cached/corrupt") == 2)
+            let third = await Self.fetch(Self.manager(cache), url)  // the new response was stored
+            #expect(third.id == second.id && server.requestsReceived(forPath: "/cached/corrupt") == 2)
+        }
+    }
+
+    @Test func sixtyFourConcurrentTasksOnOneURLStayConsistent() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServer.withRunning { server in
+            let cache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 16 << 20, directory: directory)
+            let manager = Self.manager(cache)
+            let url = server.sessionURL("/cached/crowd?cc=max-age=600&size=20000")
+            let results = await withTaskGroup(of: Fetched.self) { group in
+                for _ in 0..<64 { group.addTask { await Self.fetch(manager, url) } }
+                var all: [Fetched] = []
+                for await result in group { all.append(result) }
+                return all
+            }
+            #expect(results.allSatisfy { $0.error == nil && $0.response?.statusCode == 200 && $0.id != nil })
+            #expect(results.allSatisfy { ($0.json?["padding"] as? String)?.count == 20000 })
+            let sent = server.requestsReceived(forPath: "/cached/crowd")
+            #expect(sent >= 1 && sent <= 64)
+            let after = await Self.fetch(manager, url)
+            #expect(after.metrics?.resourceFetchType == .localCache)
+            #expect(results.contains { $0.id == after.id })
+            #expect(server.requestsReceived(forPath: "/cached/crowd") == sent)
+            let bodies = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("bodies").path)
+            #expect(bodies.count == 1)
+        }
+    }
+}
