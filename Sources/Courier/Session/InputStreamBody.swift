@@ -4,16 +4,21 @@ import Foundation
 import NIOCore
 
 /// Sends a Foundation `InputStream` (a request's `httpBodyStream`) as an engine body, read in
-/// 64 KiB chunks on a serial queue of the stream's own, so memory stays bounded and a stream
+/// 64 KiB chunks (up to four per hop) on a serial queue of the stream's own, so memory stays bounded and a stream
 /// that blocks (a pipe whose writer is late) holds neither an event loop nor a thread of
 /// Swift's cooperative pool. A throttled multipart stream
 /// (``MultipartFormData/throttleBandwidth(packetSize:delay:)``) pauses after each packet with
 /// `Task.sleep`, holding no thread at all.
 enum InputStreamBody {
     static let chunkSize = 64 * 1024
+    /// Reads of ``chunkSize`` per hop to the stream's queue at most (256 KiB): one hop and one
+    /// engine write per batch instead of per 64 KiB.
+    static let readsPerHop = 4
 
     static func make(_ stream: InputStream, length: Int64?) -> RequestBody {
-        let reader = Reader(stream)
+        // A body known to fit in one read never reserves more than one chunk.
+        let batch = length.map { $0 <= Int64(chunkSize) } == true ? chunkSize : chunkSize * readsPerHop
+        let reader = Reader(stream, batchCapacity: batch)
         return .stream(length: length) { writer in
             do {
                 while let next = try await reader.next() {
@@ -36,36 +41,55 @@ enum InputStreamBody {
         private let queue = DispatchQueue(label: "courier.input-stream-body")
         private var opened = false
 
-        init(_ stream: InputStream) { self.stream = stream }
+        private let batchCapacity: Int
 
-        /// The next chunk and the pause to make before sending it; nil at the end.
+        init(_ stream: InputStream, batchCapacity: Int) {
+            self.stream = stream
+            self.batchCapacity = batchCapacity
+        }
+
+        /// The next chunk and the pause to make before sending it; nil at the end. One hop to
+        /// the queue reads up to ``InputStreamBody/readsPerHop`` chunks of 64 KiB into one
+        /// buffer while the stream fills each read (a file, data in memory); a short read (a
+        /// pipe with nothing more yet) or a throttled multipart stream (one packet, then its
+        /// pause) ends the batch, so nothing already read waits for more.
         func next() async throws -> (chunk: ByteBuffer, delay: TimeInterval)? {
             try await BlockingRead.on(queue) { [self] in
                 if !opened {
                     opened = true
                     stream.open()
                 }
-                var buffer = ByteBuffer()
+                // Reserved at once: growing 64 -> 128 -> 256 KiB would copy what was read.
+                var buffer = ByteBufferAllocator().buffer(capacity: batchCapacity)
                 var delay: TimeInterval = 0
                 var failed = false
-                let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: InputStreamBody.chunkSize) { pointer in
-                    guard let base = pointer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-                    let limit = min(pointer.count, InputStreamBody.chunkSize)
-                    let read: Int
-                    if let multipart = stream as? MultipartBodyStream {
-                        delay = multipart.throttleDelay
-                        read = multipart.readPacket(base, maxLength: limit)
-                    } else {
-                        read = stream.read(base, maxLength: limit)
+                var reads = 0
+                var full = true
+                while full, !failed, delay == 0, reads < InputStreamBody.readsPerHop {
+                    reads += 1
+                    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: InputStreamBody.chunkSize) { pointer in
+                        guard let base = pointer.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                            full = false
+                            return 0
+                        }
+                        let limit = min(pointer.count, InputStreamBody.chunkSize)
+                        let read: Int
+                        if let multipart = stream as? MultipartBodyStream {
+                            delay = multipart.throttleDelay
+                            read = multipart.readPacket(base, maxLength: limit)
+                        } else {
+                            read = stream.read(base, maxLength: limit)
+                        }
+                        failed = read < 0
+                        full = read == limit
+                        return min(max(0, read), limit)
                     }
-                    failed = read < 0
-                    return min(max(0, read), limit)
                 }
                 if failed {
                     throw CourierError.requestSerializationFailed(
                         .bodyStreamFailed(stream.streamError.map { "\($0)" } ?? "the body stream failed"))
                 }
-                return count == 0 ? nil : (buffer, delay)
+                return buffer.readableBytes == 0 ? nil : (buffer, delay)
             }
         }
 
