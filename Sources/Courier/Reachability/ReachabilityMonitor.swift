@@ -123,7 +123,6 @@ final class ReachabilityMonitor: Sendable {
             run()
             Self.threadCount.subtract(1, ordering: .relaxed)
         }
-        thread.name = "courier-reach"
         thread.start()
     }
 
@@ -131,6 +130,7 @@ final class ReachabilityMonitor: Sendable {
 
     private func run() {
         defer { closePipe() }
+        Self.nameThisThread("courier-reach")
         let events: RouteNetlinkSocket
         let queries: RouteNetlinkSocket
         do {
@@ -190,6 +190,16 @@ final class ReachabilityMonitor: Sendable {
                 for watch in urgent { evaluate(watch, with: &lookup) }
             }
         }
+    }
+
+    /// Names the calling thread (what `ps -L`, `top -H` and the leak tests see). Glibc's Swift
+    /// module has no `pthread_setname_np`; the kernel's own interface is this file.
+    private static func nameThisThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        var bytes = Array(name.utf8.prefix(15))
+        _ = write(fd, &bytes, bytes.count)
+        close(fd)
     }
 
     /// Reads every queued datagram; true when one of them was a link, address or route event
