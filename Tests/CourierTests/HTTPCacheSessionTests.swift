@@ -239,4 +239,28 @@ struct HTTPCacheSessionTests {
             #expect(bodies.count == 1)
         }
     }
+
+    /// The README's "HTTP cache" example, against the test server's `/cache/60`.
+    @Test func readmeCacheExample() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServer.withRunning { server in
+            var configuration = SessionConfiguration()
+            configuration.cache = HTTPCache(memoryCapacity: 4 << 20, diskCapacity: 64 << 20, directory: directory)
+            let manager = URLSessionManager(configuration: configuration)
+
+            let url = server.sessionURL("/cache/60")
+            _ = try await manager.data(for: URLRequest(url: url))
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: URLRequest(url: url), completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.error == nil && recorder.first?.response?.statusCode == 200)
+            #expect(task.metrics?.resourceFetchType == .localCache)
+
+            let (_, response) = try await manager.data(for: URLRequest(url: url, cachePolicy: .returnCacheDataDontLoad))
+            #expect(response.statusCode == 200)
+            #expect(server.requestsReceived(forPath: "/cache/60") == 1)
+        }
+    }
 }
