@@ -24,7 +24,7 @@ import Testing
         let localhost = ReachabilityRecorder(
             NetworkReachabilityManager(target: .domain("localhost"), networkNamespace: namespace.path), queue: queue)
         defer { [defaultRoute, onLink, localhost].forEach { $0.stop() } }
-        let sockets = openNetlinkSockets()
+        let subscribed = openNetlinkSockets(subscribedTo: RouteNetlink.reachabilityGroups)
         for recorder in [defaultRoute, onLink, localhost] { recorder.manager.startMonitoring() }
 
         // A fresh namespace: only lo, down. Nothing is reachable.
@@ -32,9 +32,9 @@ import Testing
         #expect(defaultRoute.deliveries == [.init(status: .notReachable, interface: nil, flags: [])])
         #expect(onLink.statuses == [.notReachable])
         #expect(localhost.statuses == [.notReachable])
-        // One monitor (one thread, one event socket and one request socket) serves all three.
+        // One monitor (one thread, one subscribed event socket) serves all three.
         #expect(ReachabilityMonitor.threadCount.load(ordering: .relaxed) == 1)
-        #expect(openNetlinkSockets().subtracting(sockets).count == 2)
+        #expect(openNetlinkSockets(subscribedTo: RouteNetlink.reachabilityGroups).subtracting(subscribed).count == 1)
 
         // Loopback up: localhost is reachable, by lo.
         namespace.ip("link", "set", "lo", "up")
@@ -136,7 +136,8 @@ import Testing
             recorder.manager.startMonitoring()
             try await recorder.waitForDeliveries(1)
             opened = openNetlinkSockets().subtracting(before)
-            #expect(opened.count == 2)
+            #expect(opened.count >= 2)  // the event and request sockets (and maybe a resolver's, short-lived)
+            #expect(openNetlinkSockets(subscribedTo: RouteNetlink.reachabilityGroups).intersection(opened).count == 1)
             #expect(threadsNamed("courier-reach") == threadsBefore + 1)
             queue.sync {}
             // The recorder (and with it the manager) goes away here, still monitoring.

@@ -140,8 +140,10 @@ final class ReachabilityRecorder: Sendable {
     }
 }
 
-/// The netlink sockets this process has open now, by inode (`SO_DOMAIN` is `AF_NETLINK`).
-func openNetlinkSockets() -> Set<UInt64> {
+/// The netlink sockets this process has open now, by inode (`SO_DOMAIN` is `AF_NETLINK`); with
+/// `groups`, only those bound to exactly these multicast groups (the monitor's event socket;
+/// glibc's resolver opens short-lived netlink sockets of its own, bound to none).
+func openNetlinkSockets(subscribedTo groups: UInt32? = nil) -> Set<UInt64> {
     var result: Set<UInt64> = []
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return result }
     for entry in entries {
@@ -149,6 +151,15 @@ func openNetlinkSockets() -> Set<UInt64> {
         var domain: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0, domain == 16 else { continue }  // AF_NETLINK
+        if let groups {
+            // struct sockaddr_nl: family, pad, pid, groups (u32 at offset 8).
+            var address = [UInt8](repeating: 0, count: 12)
+            var size = socklen_t(12)
+            let named = address.withUnsafeMutableBytes { raw in
+                getsockname(fd, raw.baseAddress?.assumingMemoryBound(to: sockaddr.self), &size)
+            }
+            guard named == 0, address[8..<12].withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self) }) == groups else { continue }
+        }
         var status = stat()
         guard fstat(fd, &status) == 0 else { continue }
         result.insert(UInt64(status.st_ino))
