@@ -3,6 +3,7 @@ public import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
+public import HTTPTypes
 import NIOCore
 import Synchronization
 
@@ -197,4 +198,65 @@ extension URLSessionManager {
         if Task.isCancelled { task.cancel() }
         return (try await stream.response(), stream)
     }
+}
+
+/// Streaming with swift-http-types metadata: the status and fields come as `HTTPResponse` as
+/// soon as the final head arrives (after redirects and authentication), before any of the
+/// body, which then streams through ``ResponseBodyStream`` (chunks, ``ResponseBodyStream/lines``
+/// or ``ResponseBodyStream/events``) with backpressure. For server-sent events, long polls
+/// and bodies of any size.
+extension URLSessionManager {
+    /// Sends `request` with `body` and returns at the final response head; see
+    /// ``bytes(for:body:)`` for what applies. ``HTTPTypesResponse/metrics`` is nil (the
+    /// exchange is still running; ``ResponseBodyStream/task`` has them at the end).
+    ///
+    /// ```swift
+    /// let request = HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "/events")
+    /// let feed = try await manager.stream(for: request)
+    /// for try await event in feed.body.events { print(event.data) }
+    /// ```
+    /// - Throws: ``CourierError/requestSerializationFailed(_:)`` for a request without scheme
+    ///   or authority; the task's error when it fails before the head. Any status is returned.
+    public func stream(for request: HTTPRequest, body: Data? = nil) async throws -> HTTPTypesResponse<ResponseBodyStream> {
+        try await streamed(ResponseHeadBridge.urlRequest(from: request, body: body), body: nil)
+    }
+
+    /// ``bytes(for:body:)`` with the head as `HTTPResponse`.
+    func streamed(_ request: URLRequest, body: RequestBody?) async throws -> HTTPTypesResponse<ResponseBodyStream> {
+        let (_, stream) = try await bytes(for: request, body: body)
+        guard let (head, url) = stream.task?.snapshot.withLock({ state in state.head.flatMap { head in state.responseURL.map { (head, $0) } } })
+        else {
+            stream.cancel()
+            throw CourierError.connectionLost(url: request.url, reason: "no response head")
+        }
+        do {
+            return HTTPTypesResponse(value: stream, response: try ResponseHeadBridge.httpResponse(head, url: url), url: url, metrics: nil)
+        } catch {
+            stream.cancel()
+            throw error
+        }
+    }
+}
+
+extension HTTPSessionManager {
+    /// `method` (default GET) on `urlString` through ``requestSerializer``, returning at the
+    /// final response head with the body to stream; see ``URLSessionManager/stream(for:body:)``.
+    ///
+    /// ```swift
+    /// let poll = try await manager.stream("drip", parameters: ["duration": 5, "numbytes": 5])
+    /// print(poll.status)                                   // before the body
+    /// for try await chunk in poll.body { print(chunk.count) }
+    /// ```
+    /// - Throws: ``CourierError/requestSerializationFailed(_:)`` for a bad URL or parameters;
+    ///   the task's error when it fails before the head. Any status is returned.
+    public func stream(
+        _ urlString: String, method: String = "GET", parameters: Parameters? = nil, headers: [String: String]? = nil
+    ) async throws -> HTTPTypesResponse<ResponseBodyStream> {
+        try await streamed(makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers), body: nil)
+    }
+}
+
+extension HTTPTypesResponse where Value == ResponseBodyStream {
+    /// The body still to come (the same as ``value``).
+    public var body: ResponseBodyStream { value }
 }

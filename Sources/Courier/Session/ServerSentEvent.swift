@@ -1,0 +1,86 @@
+/// One event of a `text/event-stream` body (server-sent events, as the HTML standard's
+/// `EventSource` parses them). See ``ResponseBodyStream/events``.
+public struct ServerSentEvent: Sendable, Equatable {
+    /// The `event:` field; `"message"` when the event named none.
+    public var event: String
+    /// The `data:` lines joined with `"\n"`.
+    public var data: String
+    /// The last `id:` seen in the stream so far (it carries over to later events), nil before any.
+    public var id: String?
+    /// The `retry:` field (milliseconds to wait before reconnecting), when this event gave one.
+    public var retry: Int?
+
+    /// Creates an event.
+    public init(event: String = "message", data: String, id: String? = nil, retry: Int? = nil) {
+        self.event = event
+        self.data = data
+        self.id = id
+        self.retry = retry
+    }
+}
+
+/// The event-stream interpretation rules, fed one line at a time (without its terminator):
+/// comments (`:`), `field: value` with one optional space after the colon, `data` lines
+/// gathered, an empty line dispatching the event (none when it has no data), unknown fields
+/// ignored, an `id` holding NUL ignored, a `retry` that is not all ASCII digits ignored. Pure
+/// logic, no I/O.
+struct ServerSentEventParser: Sendable {
+    private var data = ""
+    private var hasData = false
+    private var eventType = ""
+    private var lastEventID: String?
+    private var retry: Int?
+    private var sawFirstLine = false
+
+    /// Takes one line; returns the event an empty line completes.
+    mutating func consume(_ line: String) -> ServerSentEvent? {
+        var line = Substring(line)
+        if !sawFirstLine {
+            sawFirstLine = true
+            if line.first == "\u{FEFF}" { line = line.dropFirst() }
+        }
+        if line.isEmpty { return dispatchEvent() }
+        if line.first == ":" { return nil }
+        let field: Substring
+        var value: Substring
+        if let colon = line.firstIndex(of: ":") {
+            field = line[..<colon]
+            value = line[line.index(after: colon)...]
+            if value.first == " " { value = value.dropFirst() }
+        } else {
+            field = line
+            value = ""
+        }
+        switch field {
+        case "event":
+            eventType = String(value)
+        case "data":
+            if hasData { data += "\n" }
+            data += value
+            hasData = true
+        case "id":
+            if !value.contains("\u{0}") { lastEventID = String(value) }
+        case "retry":
+            if !value.isEmpty, value.utf8.allSatisfy({ (48...57).contains($0) }), let milliseconds = Int(value) {
+                retry = milliseconds
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// An empty line: the event gathered since the last one, if it has data. (At the end of
+    /// the body an event without its empty line is dropped, as `EventSource` does: nobody
+    /// calls this then.)
+    private mutating func dispatchEvent() -> ServerSentEvent? {
+        defer {
+            data = ""
+            hasData = false
+            eventType = ""
+            retry = nil
+        }
+        guard hasData else { return nil }
+        return ServerSentEvent(event: eventType.isEmpty ? "message" : eventType, data: data, id: lastEventID, retry: retry)
+    }
+}
