@@ -21,65 +21,41 @@ final class TaskDelegate: Sendable {
         case stream(ResponseBodyStream)
     }
 
-    /// What to do with the exchange in flight once it ends.
-    private enum Continuation {
-        case deliver
-        case follow(URLRequest)
-        case authenticate(URLRequest)
-    }
-
-    /// What can hold reading the response back; reading restarts when none does.
-    private enum ReadingPause: Hashable {
-        /// The task's callback queue has too much body waiting.
-        case callbackQueue
-        /// A ``ResponseBodyStream`` consumer is behind.
-        case stream
-        /// The download file's writes are behind (a disk slower than the network).
-        case downloadFile
-    }
-
-    private struct State {
-        var started = false
-        var completed = false
+    /// What the state machine runs beside: the objects the executor acts on. One lock holds
+    /// them and the machine together, so a decision and the objects it is about never drift.
+    private struct Run {
+        var machine: TaskStateMachine
         var engineTask: EngineTask?
-        /// Who asks for reading to be paused (one engine flag, several reasons).
-        var readingPausedBy: Set<ReadingPause> = []
         var data = Data()
-        var continuation: Continuation = .deliver
-        var redirects = 0
-        var authentication = AuthenticationAttempts()
-        var lastStatus: Int?
         var download: DownloadSink?
-        var cancelRequested = false
-        var hopUploadBase: Int64 = 0
-        /// Whether the body goes to a file (a download task, or a data task that became one).
-        var isDownload = false
-        /// A failure found by the session itself (a download file that can't be written, a
-        /// body that can't be replayed); it wins over the engine's cancellation error.
-        var failure: (any Error)?
+        /// The body sent with the next request (replaced when a redirect needs a fresh stream).
+        var body: RequestBody?
+        var authentication = AuthenticationAttempts()
         /// Set by `cancel(producingResumeData:)`.
         var resumeDataHandler: (@Sendable (DownloadResumeData?) -> Void)?
-        /// A resumed download whose partial file already held the whole resource (416).
-        var alreadyComplete = false
     }
 
     let kind: Kind
+    /// The task this delegate runs as created.
+    private let originalTask: SessionTask
+    /// The download task that took a data task's place (set once, read without a lock).
+    private let becameTask = AtomicLazyReference<DownloadTask>()
     /// The task this delegate runs; replaced once when a data task becomes a download task.
-    private let currentTask: Mutex<SessionTask>
-    var task: SessionTask { currentTask.withLock { $0 } }
+    var task: SessionTask { becameTask.load() ?? originalTask }
+    /// The state behind the task (shared by both faces of a data task that became a download).
+    private let snapshot: SessionTask.SharedSnapshot
     /// See ``TaskSetup/finisher``: one thread hop instead of three for the async shape.
     private let finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
     /// The download this task resumes, if any.
     private let resumeData: DownloadResumeData?
     /// See ``TaskSetup/bodyFactory``.
     private let bodyFactory: (@Sendable () -> RequestBody?)?
-    /// The body sent with the next request (replaced when a redirect needs a fresh stream).
-    private let body: Mutex<RequestBody?>
     /// Totals, `Progress` objects, progress blocks and streams, for both directions.
     let progress: TaskProgress
     private let completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
     private let core: URLSessionManager
-    private let state = Mutex(State())
+    /// The task's one lock: the state machine and what it acts on.
+    private let run: Mutex<Run>
     /// Where this task's engine events are handled and so where its callbacks run: off the
     /// event loop, in order (see ``TaskCallbackQueue``).
     private let callbacks = TaskCallbackQueue(label: "courier.task-callbacks")
@@ -100,11 +76,20 @@ final class TaskDelegate: Sendable {
         self.serializerOverride = setup.serializer
         self.deliversHeadOnly = setup.deliversHeadOnly
         self.kind = kind
-        self.currentTask = Mutex(task)
+        self.originalTask = task
+        self.snapshot = task.snapshot
         self.resumeData = setup.resumeData
         self.bodyFactory = setup.bodyFactory
-        self.body = Mutex(body)
-        if case .download = kind { state.withLock { $0.isDownload = true } }
+        let destination: TaskStateMachine.BodyDestination
+        switch kind {
+        case .download: destination = .file
+        case .stream: destination = .stream
+        case .data, .upload: destination = .memory
+        }
+        let machine = TaskStateMachine(
+            destination: destination, maximumRedirects: core.configuration.maximumRedirects,
+            maximumBodySize: core.configuration.maximumResponseBodySize)
+        self.run = Mutex(Run(machine: machine, body: body))
         self.core = core
         self.completionHandler = setup.completion
         let bodyLength = body?.expectedLength
@@ -118,67 +103,67 @@ final class TaskDelegate: Sendable {
     // MARK: - Control
 
     /// Whether the task was ever resumed (it may be on an engine's connection).
-    var hasStarted: Bool { state.withLock { $0.started } }
+    var hasStarted: Bool { run.withLock { $0.machine.started } }
+
+    /// The public state follows the machine's, written under the task's lock (the machine's
+    /// lock is always taken first).
+    private func publish(_ lifecycle: SessionTask.State) {
+        snapshot.withLock { $0.state = lifecycle }
+    }
 
     func resume() {
-        enum Step { case start(URLRequest), unpause(EngineTask?), invalidated, nothing }
-        let step: Step = task.snapshot.withLock { snapshot in
-            guard snapshot.state == .suspended else { return .nothing }
-            snapshot.state = .running
-            let current = snapshot.currentRequest
-            return state.withLock { state in
-                if state.started { return .unpause(state.engineTask) }
-                state.started = true
-                // No request: the task was made after its session was invalidated.
-                return current.map { .start($0) } ?? .invalidated
-            }
+        let current = snapshot.withLock { $0.currentRequest }
+        let (action, engineTask): (TaskStateMachine.ResumeAction, EngineTask?) = run.withLock { run in
+            let action = run.machine.resume(hasRequest: current != nil)
+            if action != .none { publish(run.machine.lifecycle) }
+            return (action, run.engineTask)
         }
-        switch step {
-        case .start(let request):
+        switch action {
+        case .start:
             core.taskDidResume(task)
-            send(authorizedAheadOfTime(request))
-        case .unpause(let engineTask):
+            if let current { send(authorizedAheadOfTime(current)) }
+        case .resumeExchange:
             core.taskDidResume(task)
             engineTask?.resume()
-        case .invalidated:
+        case .failInvalidated:
             complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
-        case .nothing:
+        case .none:
             break
         }
     }
 
     func suspend() {
-        let engineTask: EngineTask?? = task.snapshot.withLock { snapshot in
-            guard snapshot.state == .running else { return .none }
-            snapshot.state = .suspended
-            return .some(state.withLock { $0.engineTask })
+        let (suspended, engineTask): (Bool, EngineTask?) = run.withLock { run in
+            let suspended = run.machine.suspend()
+            if suspended { publish(run.machine.lifecycle) }
+            return (suspended, run.engineTask)
         }
-        guard let engineTask else { return }
+        guard suspended else { return }
         engineTask?.pause()
         core.taskDidSuspend(task)
     }
 
     func cancel() {
-        let (engineTask, neverStarted): (EngineTask?, Bool) = task.snapshot.withLock { snapshot in
-            guard snapshot.state != .completed, snapshot.state != .canceling else { return (nil, false) }
-            snapshot.state = .canceling
-            return state.withLock { state in
-                state.cancelRequested = true
-                return (state.engineTask, !state.started)
-            }
+        let (action, engineTask): (TaskStateMachine.CancelAction, EngineTask?) = run.withLock { run in
+            let action = run.machine.cancel()
+            if action != .none { publish(run.machine.lifecycle) }
+            return (action, run.engineTask)
         }
-        if let engineTask {
-            engineTask.cancel()
-        } else if neverStarted || task.state == .canceling {
+        switch action {
+        case .cancelExchange:
+            engineTask?.cancel()
+        case .completeCancelled:
             complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
+        case .none:
+            break
         }
     }
 
     /// Cancels a download, keeping its partial file and handing over the resume data.
     func cancel(producingResumeData handler: @escaping @Sendable (DownloadResumeData?) -> Void) {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.completed, state.resumeDataHandler == nil else { return false }
-            state.resumeDataHandler = handler
+        let accepted = run.withLock { run -> Bool in
+            guard run.machine.requestResumeData() else { return false }
+            run.resumeDataHandler = handler
             return true
         }
         guard accepted else {
@@ -190,11 +175,13 @@ final class TaskDelegate: Sendable {
 
     // MARK: - Sending
 
+    /// Where a request leaves the session for the engine (every hop: the first request, each
+    /// redirect, each answer to a challenge). The seam for a cache lookup before the network.
     private func send(_ request: URLRequest) {
         let engineRequest: EngineRequest
         let engine: HTTPEngine
         do {
-            engineRequest = try core.engineRequest(for: request, body: body.withLock { $0 })
+            engineRequest = try core.engineRequest(for: request, body: run.withLock { $0.body })
             engine = try core.engine
         } catch {
             complete(withResponse: false, error: error, metrics: nil)
@@ -202,39 +189,28 @@ final class TaskDelegate: Sendable {
         }
         // The event loop only queues the event: the task's own queue handles it, so user
         // callbacks and cookie-store writes never run on (or hold up) an event loop.
-        let setReadingPaused: @Sendable (Bool) -> Void = { [self] paused in self.setReadingPaused(paused) }
+        let setReadingPaused: @Sendable (Bool) -> Void = { [self] paused in self.setReadingPaused(paused, by: .callbackQueue) }
         let handleEvent: @Sendable (EngineEvent) -> Void = { [self] event in self.handle(event) }
         let engineTask = engine.execute(engineRequest) { [callbacks] event in
             callbacks.deliver(event, setReadingPaused: setReadingPaused, to: handleEvent)
         }
-        let cancelNow = state.withLock { state in
-            state.engineTask = engineTask
-            return state.cancelRequested
+        let start = run.withLock { run in
+            run.engineTask = engineTask
+            return run.machine.exchangeStarted()
         }
-        if cancelNow { engineTask.cancel() }
-        if task.state == .suspended { engineTask.pause() }
+        if start.cancel { engineTask.cancel() }
+        if start.pause { engineTask.pause() }
     }
 
-    /// Backpressure from the callback queue: stops or restarts reading the response. A task
-    /// the caller suspended stays paused.
-    private func setReadingPaused(_ paused: Bool) {
-        setReadingPaused(paused, by: .callbackQueue)
-    }
-
-    /// Pauses reading for `reason`, or drops `reason`: reading restarts only when no reason is
-    /// left and the caller has not suspended the task. Decided and applied under the locks, so
-    /// two reasons changing at once can't leave reading running while one still holds it back.
-    private func setReadingPaused(_ paused: Bool, by reason: ReadingPause) {
-        task.snapshot.withLock { snapshot in
-            state.withLock { state in
-                if paused {
-                    state.readingPausedBy.insert(reason)
-                    state.engineTask?.setReadingPaused(true)
-                } else {
-                    state.readingPausedBy.remove(reason)
-                    guard state.readingPausedBy.isEmpty, snapshot.state != .suspended else { return }
-                    state.engineTask?.setReadingPaused(false)
-                }
+    /// Pauses reading for `reason`, or drops `reason` (see
+    /// ``TaskStateMachine/setReadingPaused(_:by:)``). Applied under the lock, so two reasons
+    /// changing at once can't leave reading running while one still holds it back.
+    private func setReadingPaused(_ paused: Bool, by reason: TaskStateMachine.ReadingPause) {
+        run.withLock { run in
+            switch run.machine.setReadingPaused(paused, by: reason) {
+            case .pauseReading: run.engineTask?.setReadingPaused(true)
+            case .resumeReading: run.engineTask?.setReadingPaused(false)
+            case .none: break
             }
         }
     }
@@ -244,18 +220,16 @@ final class TaskDelegate: Sendable {
     private func handle(_ event: EngineEvent) {
         switch event {
         case .uploadProgress(let sent, let expected):
-            let base = state.withLock { $0.hopUploadBase }
-            let total = base + sent
-            let previous = task.snapshot.withLock { snapshot in
+            let previous = snapshot.withLock { snapshot in
                 defer {
-                    snapshot.countOfBytesSent = total
-                    if let expected { snapshot.countOfBytesExpectedToSend = base + expected }
+                    snapshot.countOfBytesSent = sent
+                    if let expected { snapshot.countOfBytesExpectedToSend = expected }
                 }
                 return snapshot.countOfBytesSent
             }
-            progress.update(.upload, total: expected.map { base + $0 }, completed: total)
-            let expectedForHook = expected.map { base + $0 } ?? progress.total(.upload)
-            core.hooks.taskDidSendBodyData?(task, total - previous, total, expectedForHook)
+            progress.update(.upload, total: expected, completed: sent)
+            let expectedForHook = expected ?? progress.total(.upload)
+            core.hooks.taskDidSendBodyData?(task, sent - previous, sent, expectedForHook)
         case .responseHead(let head):
             handleHead(head)
         case .bodyPart(let buffer):
@@ -276,14 +250,13 @@ final class TaskDelegate: Sendable {
         func response() -> HTTPURLResponse? {
             if let made { return made }
             let fresh = ResponseHeadBridge.makeResponse(head, url: url)
-            if fresh != nil { task.snapshot.withLock { $0.responsesBuilt += 1 } }
+            if fresh != nil { snapshot.withLock { $0.responsesBuilt += 1 } }
             made = fresh
             return fresh
         }
         let hooks = core.hooks
         let status = Int(head.status.code)
         core.storeCookies(from: head.headers, for: request, url: url)
-        state.withLock { $0.lastStatus = status }
 
         // Redirects are the session's job, not the engine's.
         if RedirectRule.redirectStatusCodes.contains(status), let location = head.headers.first(name: "location"),
@@ -297,7 +270,7 @@ final class TaskDelegate: Sendable {
                 next = proposed
             }
             if let next {
-                state.withLock { $0.continuation = .follow(next) }
+                run.withLock { $0.machine.redirectDecided(next) }
                 return
             }
         }
@@ -305,12 +278,12 @@ final class TaskDelegate: Sendable {
         // 401 with a challenge we can answer: send again with credentials.
         // The `HTTPURLResponse` is made only for a challenge block (its signature takes one).
         if status == 401, let retry = authenticationRetry(for: request, head: head, response: response) {
-            state.withLock { $0.continuation = .authenticate(retry) }
+            run.withLock { $0.machine.authenticationDecided(retry) }
             return
         }
 
         let expectedLength = ResponseHeadBridge.expectedLength(of: head)
-        task.snapshot.withLock { snapshot in
+        snapshot.withLock { snapshot in
             snapshot.setResponse(head: head, url: url, made: made)
             snapshot.countOfBytesExpectedToReceive = expectedLength
         }
@@ -324,25 +297,22 @@ final class TaskDelegate: Sendable {
             case .becomeDownload: becomeDownload(dataTask)
             }
         }
-        if state.withLock({ $0.isDownload }) {
+        switch run.withLock({ $0.machine.receivedFinalHead(expectedLength: expectedLength) }) {
+        case .openDownloadFile:
             openDownloadFile(for: head, expectedLength: expectedLength)
-        } else if case .stream(let stream) = kind {
-            if let response = task.response { stream.receive(response) }
-        } else if let limit = core.configuration.maximumResponseBodySize, expectedLength > limit {
-            failBodyTooLarge(limit: limit, contentLength: expectedLength, received: 0)
+        case .deliverHeadToStream:
+            if case .stream(let stream) = kind, let response = task.response { stream.receive(response) }
+        case .failBodyTooLarge(let limit, let contentLength):
+            fail(.responseBodyTooLarge(url: task.currentRequest?.url, limit: limit, contentLength: contentLength, received: 0))
+        case .none:
+            break
         }
     }
 
-    /// Fails the task with ``CourierError/responseBodyTooLarge(url:limit:contentLength:received:)``
-    /// and cancels the exchange, so no further bytes are read.
-    private func failBodyTooLarge(limit: Int64, contentLength: Int64?, received: Int64) {
-        let error = CourierError.responseBodyTooLarge(
-            url: task.currentRequest?.url, limit: limit, contentLength: contentLength, received: received)
-        let engineTask = state.withLock { state in
-            if state.failure == nil { state.failure = error }
-            state.cancelRequested = true  // an exchange not handed over yet is cancelled by `send`
-            return state.engineTask
-        }
+    /// Makes `error` the task's error and cancels the exchange, so no further bytes are read
+    /// (an exchange not handed over yet is cancelled by `send`).
+    private func fail(_ error: CourierError) {
+        let engineTask = run.withLock { run in run.machine.fail(error) ? run.engineTask : nil }
         engineTask?.cancel()
     }
 
@@ -350,8 +320,8 @@ final class TaskDelegate: Sendable {
     /// ``DownloadTask`` (sharing this transfer's state) takes the data task's place.
     private func becomeDownload(_ dataTask: DataTask) {
         let downloadTask = core.replace(dataTask, withDownloadTaskRunBy: self)
-        currentTask.withLock { $0 = downloadTask }
-        state.withLock { $0.isDownload = true }
+        _ = becameTask.storeIfNil(downloadTask)
+        run.withLock { $0.machine.becameDownload() }
         core.hooks.dataTaskDidBecomeDownloadTask?(dataTask, downloadTask)
     }
 
@@ -363,7 +333,8 @@ final class TaskDelegate: Sendable {
     private func openDownloadFile(for head: HTTPResponseHead, expectedLength: Int64) {
         let status = Int(head.status.code)
         do {
-            let sink: DownloadSink?
+            let sink: DownloadSink
+            var resumedAt: (offset: Int64, expectedTotal: Int64)?
             if let resumeData {
                 // The offset actually asked for (0 when the request had no Range).
                 let requested = ContentRange.requestedOffset(rangeHeader: task.originalRequest?.value(forHTTPHeaderField: "Range")) ?? 0
@@ -374,13 +345,13 @@ final class TaskDelegate: Sendable {
                 switch rule {
                 case .append(let offset, let expectedTotal):
                     sink = try DownloadSink(fileURL: resumeData.partialFileURL, offset: offset, isCallersFile: true)
-                    resumed(at: offset, expectedTotal: expectedTotal)
+                    resumedAt = (offset, expectedTotal)
                 case .restart(let expectedTotal):
                     sink = try DownloadSink(fileURL: resumeData.partialFileURL, offset: 0, isCallersFile: true)
-                    resumed(at: 0, expectedTotal: expectedTotal)
+                    resumedAt = (0, expectedTotal)
                 case .alreadyComplete:
-                    state.withLock { $0.alreadyComplete = true }
-                    sink = nil
+                    run.withLock { $0.machine.downloadAlreadyComplete() }
+                    return
                 case .notResumed:
                     sink = try DownloadSink()
                 case .refuse(let reason):
@@ -389,20 +360,19 @@ final class TaskDelegate: Sendable {
             } else {
                 sink = try DownloadSink()
             }
-            state.withLock { $0.download = sink }
-        } catch {
-            let engineTask = state.withLock { state in
-                state.failure = error
-                state.cancelRequested = true  // also when the engine task is not recorded yet
-                return state.engineTask
+            run.withLock { run in
+                run.download = sink
+                run.machine.downloadFileOpened(resumedAt: resumedAt?.offset)
             }
-            engineTask?.cancel()
+            if let resumedAt { resumed(at: resumedAt.offset, expectedTotal: resumedAt.expectedTotal) }
+        } catch {
+            fail(error as? CourierError ?? .cannotWriteDownloadFile(path: resumeData?.partialFileURL.path ?? "", reason: "\(error)"))
         }
     }
 
     /// Reports a resumed download's starting point (AFN's did-resume-at-offset).
     private func resumed(at offset: Int64, expectedTotal: Int64) {
-        task.snapshot.withLock { snapshot in
+        snapshot.withLock { snapshot in
             snapshot.countOfBytesReceived = offset
             snapshot.countOfBytesExpectedToReceive = expectedTotal
         }
@@ -412,31 +382,50 @@ final class TaskDelegate: Sendable {
         }
     }
 
+    /// A body chunk: one lock decides where it goes (and gathers it, for a body kept in
+    /// memory). The seam where a cache would see the delivered body.
     private func handleBody(_ buffer: ByteBuffer) {
-        let (continuation, sink, isDownload, failed) = state.withLock {
-            ($0.continuation, $0.download, $0.isDownload, $0.failure != nil)
-        }
-        guard case .deliver = continuation else { return }  // a redirect or 401 body: discarded
-        if isDownload && sink == nil { return }  // a download already complete (416), or failing
-        if failed { return }  // e.g. over the body size limit: the exchange is being cancelled
-        let received = task.snapshot.withLock { snapshot in
-            snapshot.countOfBytesReceived += Int64(buffer.readableBytes)
-            return snapshot.countOfBytesReceived
-        }
-        if !isDownload, case .stream(let stream) = kind {
-            stream.append(buffer) { [self] paused in self.setReadingPaused(paused, by: .stream) }
-        } else if !isDownload, let limit = core.configuration.maximumResponseBodySize, received > limit {
-            failBodyTooLarge(limit: limit, contentLength: nil, received: received)
-            return
-        } else if let sink {
-            sink.write(buffer) { [self] paused in self.setReadingPaused(paused, by: .downloadFile) }
-            if let downloadTask = task as? DownloadTask {
-                core.hooks.downloadTaskDidWriteData?(
-                    downloadTask, Int64(buffer.readableBytes), received, task.countOfBytesExpectedToReceive)
+        let count = buffer.readableBytes
+        let (action, sink): (TaskStateMachine.BodyAction, DownloadSink?) = run.withLock { run in
+            let action = run.machine.receivedBodyChunk(count: count)
+            switch action {
+            case .gather:
+                // Straight from the buffer into the body: a separate `Data` only when a block wants the chunk.
+                buffer.withUnsafeReadableBytes { run.data.append(contentsOf: $0) }
+                return (action, nil)
+            case .write:
+                return (action, run.download)
+            default:
+                return (action, nil)
             }
-        } else {
-            // Straight from the buffer into the body: a separate `Data` only when a block wants the chunk.
-            buffer.withUnsafeReadableBytes { bytes in state.withLock { $0.data.append(contentsOf: bytes) } }
+        }
+        let received: Int64
+        switch action {
+        case .discard:
+            return
+        case .failBodyTooLarge(let limit, let total):
+            snapshot.withLock { $0.countOfBytesReceived = total }
+            fail(.responseBodyTooLarge(url: task.currentRequest?.url, limit: limit, contentLength: nil, received: total))
+            return
+        case .stream(let total):
+            received = total
+            snapshot.withLock { $0.countOfBytesReceived = total }
+            if case .stream(let stream) = kind {
+                stream.append(buffer) { [self] paused in self.setReadingPaused(paused, by: .stream) }
+            }
+        case .write(let total):
+            received = total
+            let expected = snapshot.withLock { snapshot in
+                snapshot.countOfBytesReceived = total
+                return snapshot.countOfBytesExpectedToReceive
+            }
+            sink?.write(buffer) { [self] paused in self.setReadingPaused(paused, by: .downloadFile) }
+            if let downloadTask = task as? DownloadTask, let hook = core.hooks.downloadTaskDidWriteData {
+                hook(downloadTask, Int64(count), total, expected)
+            }
+        case .gather(let total):
+            received = total
+            snapshot.withLock { $0.countOfBytesReceived = total }
             if let dataTask = task as? DataTask, let didReceiveData = core.hooks.dataTaskDidReceiveData {
                 didReceiveData(dataTask, Data(buffer.readableBytesView))
             }
@@ -444,65 +433,43 @@ final class TaskDelegate: Sendable {
         progress.update(.download, total: nil, completed: received)
     }
 
+    /// The end of an exchange. The seam where a cache would see a response completed.
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
-        task.snapshot.withLock { $0.metrics = metrics }
+        snapshot.withLock { $0.metrics = metrics }
         core.hooks.taskDidFinishCollectingMetrics?(task, metrics)
         core.monitors.forEach { $0.task(task, didFinishCollecting: metrics) }
-        let continuation = state.withLock { state in
-            defer { state.continuation = .deliver }
-            return state.continuation
+        let action = run.withLock { run in
+            let action = run.machine.exchangeEnded(error: error)
+            if case .sendNextHop = action {
+                run.engineTask = nil
+                run.data.removeAll()
+            }
+            return action
         }
-        if let error {
-            let (cancelled, failure) = state.withLock { ($0.cancelRequested, $0.failure) }
-            let url = task.currentRequest?.url
-            let reported: any Error
-            if let failure {
-                reported = failure
-            } else if cancelled {
-                reported = CourierError.cancelled(url: url)
-            } else {
-                reported = core.courierError(error, url: url)
-            }
-            complete(withResponse: true, error: reported, metrics: metrics)
-            return
+        switch action {
+        case .complete(let withResponse, let ending):
+            complete(withResponse: withResponse, error: ending.map(reportedError), metrics: metrics)
+        case .sendNextHop(let next):
+            startNextHop(next)
         }
-        switch continuation {
-        case .deliver:
-            // A failure found here (a body over the size limit) wins even when the exchange
-            // managed to finish before its cancellation took effect.
-            complete(withResponse: true, error: state.withLock { $0.failure }, metrics: metrics)
-        case .follow(let next):
-            let count = state.withLock { state in
-                state.redirects += 1
-                return state.redirects
-            }
-            if count > core.configuration.maximumRedirects {
-                complete(withResponse: false, error: CourierError.tooManyRedirects(url: next.url, limit: core.configuration.maximumRedirects), metrics: metrics)
-                return
-            }
-            startNextHop(next)
-        case .authenticate(let next):
-            startNextHop(next)
+    }
+
+    /// The error a task ending with `ending` reports.
+    private func reportedError(_ ending: TaskStateMachine.Ending) -> CourierError {
+        switch ending {
+        case .error(let error): return error
+        case .cancelled: return .cancelled(url: task.currentRequest?.url)
+        case .engine(let error): return core.courierError(error, url: task.currentRequest?.url)
         }
     }
 
     private func startNextHop(_ next: URLRequest) {
         let previousMethod = task.currentRequest?.httpMethod ?? "GET"
-        let cancelled = state.withLock { state in
-            state.engineTask = nil
-            state.data.removeAll()
-            state.hopUploadBase = 0
-            return state.cancelRequested
-        }
-        if cancelled {
-            complete(withResponse: false, error: CourierError.cancelled(url: next.url), metrics: nil)
-            return
-        }
         if !prepareBodyForNextHop(next, previousMethod: previousMethod) {
             complete(withResponse: false, error: CourierError.requestBodyNotReplayable(url: next.url), metrics: nil)
             return
         }
-        task.snapshot.withLock { snapshot in
+        snapshot.withLock { snapshot in
             snapshot.currentRequest = next
             snapshot.countOfBytesReceived = 0
         }
@@ -513,15 +480,15 @@ final class TaskDelegate: Sendable {
     /// need-new-body-stream block, else from the task's own factory (multipart forms). A
     /// redirect that changed the method (POST → GET) sends no body. False: nothing to send.
     private func prepareBodyForNextHop(_ next: URLRequest, previousMethod: String) -> Bool {
-        guard let current = body.withLock({ $0 }) else { return true }
+        guard let current = run.withLock({ $0.body }) else { return true }
         if (next.httpMethod ?? "GET").uppercased() != previousMethod.uppercased() {
-            body.withLock { $0 = nil }
+            run.withLock { $0.body = nil }
             return true
         }
         if current.isReplayable { return true }
         let fresh = core.hooks.taskNeedNewBodyStream?(task) ?? bodyFactory?()
         guard let fresh else { return false }
-        body.withLock { $0 = fresh }
+        run.withLock { $0.body = fresh }
         return true
     }
 
@@ -535,7 +502,7 @@ final class TaskDelegate: Sendable {
         for request: URLRequest, head: HTTPResponseHead, response: () -> HTTPURLResponse?
     ) -> URLRequest? {
         let challenges = AuthenticationHeader.challenges(in: head.headers["www-authenticate"])
-        let attempts = state.withLock { $0.authentication }
+        let attempts = run.withLock { $0.authentication }
         guard !attempts.exhausted, let offered = ChallengeSelection.strongest(challenges) else { return nil }
         if let (stale, answer) = attempts.staleRetry(challenges, url: request.url) {
             return answered(request, challenge: stale, answer: answer, isStaleRetry: true)
@@ -566,7 +533,7 @@ final class TaskDelegate: Sendable {
         case .rejectProtectionSpace:
             return nil
         case .cancel:
-            state.withLock { $0.cancelRequested = true }
+            run.withLock { $0.machine.challengeCancelled() }
             return nil
         }
         guard let credential, let chosen, let user = credential.user, let password = credential.password,
@@ -600,7 +567,7 @@ final class TaskDelegate: Sendable {
             authorization = AuthenticationHeader.basic(user: answer.user, password: answer.password)
         }
         guard let authorization else { return nil }
-        state.withLock { $0.authentication.record(answer, stale: isStaleRetry, aheadOfTime: aheadOfTime) }
+        run.withLock { $0.authentication.record(answer, stale: isStaleRetry, aheadOfTime: aheadOfTime) }
         var retry = request
         retry.setValue(authorization, forHTTPHeaderField: "Authorization")
         return retry
@@ -618,7 +585,7 @@ final class TaskDelegate: Sendable {
             let credential = core.credential, let user = credential.user, let password = credential.password
         else { return request }
         let scope = CredentialScope(origin: origin, realm: challenge.parameters["realm"])
-        let applies = state.withLock {
+        let applies = run.withLock {
             $0.authentication.sessionCredentialApplies(
                 originalURL: task.originalRequest?.url, url: request.url, realm: scope.realm)
         }
@@ -640,11 +607,10 @@ final class TaskDelegate: Sendable {
     /// after a failed redirect or retry).
     private func complete(withResponse: Bool, error: (any Error)?, metrics: EngineMetrics?) {
         // One critical section: check, claim and take the gathered data together.
-        let taken: (Data, DownloadSink?)? = state.withLock { state in
-            guard !state.completed else { return nil }
-            state.completed = true
-            defer { state.data = Data(); state.engineTask = nil }
-            return (state.data, state.download)
+        let taken: (Data, DownloadSink?)? = run.withLock { run in
+            guard run.machine.claimCompletion() else { return nil }
+            defer { run.data = Data(); run.engineTask = nil }
+            return (run.data, run.download)
         }
         guard let (data, sink) = taken else { return }
         progress.finish()
@@ -652,7 +618,7 @@ final class TaskDelegate: Sendable {
             // A head-only task (the `HTTPRequest` entry point) makes no `HTTPURLResponse` unless a
             // monitor or a download (AFN-shaped signatures) needs one.
             let needsResponse = withResponse
-                && (!self.deliversHeadOnly || !self.core.monitors.isEmpty || self.state.withLock { $0.isDownload })
+                && (!self.deliversHeadOnly || !self.core.monitors.isEmpty || self.run.withLock { $0.machine.isDownload })
             self.finish(response: needsResponse ? self.task.response : nil, data: data, sink: sink, error: error)
         }
         if let finisher {
@@ -668,8 +634,8 @@ final class TaskDelegate: Sendable {
         var error = transportError
         let serializer = serializerOverride ?? core.responseSerializer
         var assetURL: URL?
-        let (isDownload, alreadyComplete, resumeDataHandler) = state.withLock {
-            ($0.isDownload, $0.alreadyComplete, $0.resumeDataHandler)
+        let (isDownload, alreadyComplete, resumeDataHandler) = run.withLock {
+            ($0.machine.isDownload, $0.machine.downloadFile == .alreadyComplete, $0.resumeDataHandler)
         }
         var producedResumeData: DownloadResumeData?
         if let sink {
@@ -682,7 +648,7 @@ final class TaskDelegate: Sendable {
         } else if alreadyComplete, transportError == nil, let resumeData, let downloadTask = task as? DownloadTask, let response {
             assetURL = moveDownload(downloadTask, from: resumeData.partialFileURL, response: response)
         }
-        if let producedResumeData { task.snapshot.withLock { $0.resumeData = producedResumeData } }
+        if let producedResumeData { snapshot.withLock { $0.resumeData = producedResumeData } }
         resumeDataHandler?(producedResumeData)
         if transportError == nil, deliversHeadOnly, sink == nil, !isDownload {
             object = data  // the raw body: serializers take an HTTPURLResponse, this task makes none
@@ -692,9 +658,13 @@ final class TaskDelegate: Sendable {
             error = alreadyComplete ? nil : result.error
             if isDownload { object = assetURL }
         }
-        task.snapshot.withLock { snapshot in
-            snapshot.state = .completed
-            snapshot.error = error
+        let finalState = error
+        run.withLock { run in
+            run.machine.finished()
+            snapshot.withLock { snapshot in
+                snapshot.state = run.machine.lifecycle
+                snapshot.error = finalState
+            }
         }
         let completion = completionHandler
         let finalAssetURL = assetURL
