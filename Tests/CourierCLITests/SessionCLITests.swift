@@ -91,7 +91,39 @@ struct SessionCLITests {
         }
     }
 
-    @Test func aPasswordTypedAtThePromptIsNotStoredUnlessAsked() {
+    @Test func aPasswordTypedAtThePromptIsNotStoredUnlessAsked() async throws {
+        // A terminal for the prompt: util-linux script(1) runs courier on a pseudo-terminal
+        // whose input is our pipe.
+        let script = URL(fileURLWithPath: "/usr/bin/script")
+        guard FileManager.default.isExecutableFile(atPath: script.path) else {
+            print("skipped: /usr/bin/script (util-linux) is not installed")
+            return
+        }
+        try await TestServer.withRunning { server in
+            let config = try CourierProcess.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: config) }
+            let url = server.baseURL.absoluteString + "/basic-auth/bob/typed-pw"
+            let file = config.appendingPathComponent("courier/sessions/127.0.0.1_\(server.port)/p.json")
+            func run(_ options: String) async throws -> CourierRun {
+                try await CourierProcess.run(
+                    ["-qec", "\(CourierBinary.url.path) --session p \(options) --pretty none -b \(url)", "/dev/null"],
+                    environment: Self.environment(config), stdin: .pipe(Data("typed-pw\n".utf8)), executable: script)
+            }
+            let typed = try await run("-a bob")
+            #expect(typed.status == 0 && typed.output.contains("password for bob@"), "\(typed)")
+            #expect(typed.output.contains("\"authenticated\" : true"), "\(typed)")
+            let stored = try String(contentsOf: file, encoding: .utf8)
+            #expect(stored.contains("\"bob\"") && !stored.contains("typed-pw"), "\(stored)")
+            // The stored user without a password: asked again.
+            let again = try await run("")
+            #expect(again.output.contains("password for bob@") && again.output.contains("\"authenticated\" : true"), "\(again)")
+            let kept = try await run("--session-store-password -a bob")
+            #expect(kept.status == 0, "\(kept)")
+            #expect(try String(contentsOf: file, encoding: .utf8).contains("typed-pw"))
+        }
+    }
+
+    @Test func aPromptedPasswordIsDroppedByTheSessionRule() {
         var session = SessionFile()
         session.update(auth: .init(type: "basic", username: "u", password: "typed"), passwordWasPrompted: true, storePrompted: false)
         #expect(session.auth?.username == "u" && session.auth?.password == nil)
