@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 
 @testable import Courier
@@ -58,6 +59,30 @@ import FoundationNetworking
         #expect(String(decoding: body, as: UTF8.self) == expected)
         #expect(form.contentLength == Int64(body.count))
         #expect(form.contentType == "multipart/form-data; boundary=Boundary+0123456789ABCDEF")
+    }
+
+    /// `writeBody(intoBuffers:)` (what `makeRequestBody()` sends; file parts read straight into
+    /// the buffers) gives the bytes and packets `writeBody(into:)` gives, throttled or not.
+    @Test func bufferChunksMatchDataChunks() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mp-buffers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("big.bin")
+        let fileBytes = Data((0..<(200 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        try fileBytes.write(to: file)
+        for packet in [0, 1000] {
+            let form = MultipartFormData(boundary: "Boundary+0123456789ABCDEF")
+            try form.appendPart(fileURL: file, name: "file", fileName: "big.bin", mimeType: "application/octet-stream")
+            form.appendPart(formData: Data("value".utf8), name: "field")
+            if packet > 0 { form.throttleBandwidth(packetSize: packet, delay: 0) }
+            var dataChunks: [Data] = []
+            try await form.writeBody(into: { dataChunks.append(Data($0)) })
+            var bufferChunks: [Data] = []
+            try await form.writeBody(intoBuffers: { bufferChunks.append(Data($0.readableBytesView)) })
+            #expect(bufferChunks == dataChunks)
+            #expect(Int64(bufferChunks.reduce(0) { $0 + $1.count }) == form.contentLength)
+            #expect(bufferChunks.allSatisfy { $0.count <= (packet > 0 ? packet : MultipartFormData.chunkSize) })
+        }
     }
 
     @Test func filePartsTakeNameAndTypeFromTheURL() async throws {

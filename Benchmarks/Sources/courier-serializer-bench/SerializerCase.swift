@@ -49,8 +49,8 @@ enum Variant: String, CaseIterable, ExpressibleByArgument, Sendable {
     case jsonDecoderJSONValue = "jsondecoder-jsonvalue"
     /// `JSONDecoder` into `Codable` structs that match the document.
     case jsonDecoderTyped = "jsondecoder-typed"
-    /// `MultipartFormData.writeBody(into:)` with each chunk copied into a `ByteBuffer`: what
-    /// `makeRequestBody()` (the session layer's upload body) does.
+    /// `MultipartFormData.writeBody(intoBuffers:)`: the `ByteBuffer`s `makeRequestBody()` (the
+    /// session layer's upload body) hands the engine.
     case requestBody = "request-body"
     /// `MultipartFormData.makeInputStream()` read in 64 KiB reads (AFN's body stream, what a
     /// request's `httpBodyStream` gives the session layer).

@@ -181,12 +181,11 @@ struct SerializerRunOne: AsyncParsableCommand {
             }
             switch variant {
             case .requestBody:
-                try await form.writeBody { chunk in
+                try await form.writeBody(intoBuffers: { buffer in
                     // What makeRequestBody() hands the engine's writer.
-                    let buffer = ByteBuffer(bytes: chunk)
                     total += Int64(buffer.readableBytes)
-                    keepTail(chunk)
-                }
+                    keepTail(Data(buffer.readableBytesView.suffix(64)))
+                })
             case .inputStream:
                 let stream = form.makeInputStream()
                 stream.open()

@@ -1,6 +1,6 @@
 public import CourierEngine
 public import Foundation
-import NIOCore
+public import NIOCore
 import Synchronization
 
 /// AFNetworking's `AFStreamingMultipartFormData`: the parts of a `multipart/form-data` body,
@@ -175,7 +175,9 @@ public final class MultipartFormData: Sendable {
     /// bounds memory. A part that yields a different length than declared fails the request.
     public func makeRequestBody() -> RequestBody {
         .stream(length: contentLength) { writer in
-            try await self.writeBody { chunk in try await writer.write(ByteBuffer(bytes: chunk)) }
+            // File parts are read straight into the buffers the engine sends (no `Data` and no
+            // copy per chunk); framing and in-memory parts are copied into a buffer once.
+            try await self.writeBody(intoBuffers: { chunk in try await writer.write(chunk) })
         }
     }
 
@@ -206,15 +208,34 @@ public final class MultipartFormData: Sendable {
     /// - Throws: a part's read error, a length mismatch
     ///   (``CourierError/RequestSerializationReason/bodyStreamFailed(_:)``), or `sink`'s error.
     public func writeBody(into sink: (Data) async throws -> Void) async throws {
+        try await produceBody(into: sink)
+    }
+
+    /// ``writeBody(into:)`` into `ByteBuffer`s, as ``makeRequestBody()`` sends them: file parts
+    /// are read by read(2) straight into the buffers handed to `sink` (no `Data`, no copy);
+    /// framing and the other parts are copied into a buffer once. Same chunking, throttle and
+    /// errors as ``writeBody(into:)``.
+    public func writeBody(intoBuffers sink: (ByteBuffer) async throws -> Void) async throws {
+        try await produceBody(into: sink)
+    }
+
+    /// ``writeBody(into:)`` for any chunk type: file parts are read as `Chunk`s
+    /// (``MultipartChunk/readFile(atPath:length:chunkSize:into:)``); everything else is made
+    /// from `Data`.
+    func produceBody<Chunk: MultipartChunk>(into sink: (Chunk) async throws -> Void) async throws {
         let (parts, packetSize, delay) = state.withLock { ($0.parts, $0.packetSize, $0.delay) }
 
         // AFN's `numberOfBytesInPacket` and `delay`: packets of at most `packetSize`
         // bytes, with a pause after each when throttled.
-        func emit(_ data: Data) async throws {
-            var offset = data.startIndex
-            while offset < data.endIndex {
-                let end = data.index(offset, offsetBy: packetSize, limitedBy: data.endIndex) ?? data.endIndex
-                try await sink(data[offset..<end])
+        func emit(_ chunk: Chunk) async throws {
+            if chunk.byteCount <= packetSize, delay <= 0 {
+                try await sink(chunk)
+                return
+            }
+            var offset = 0
+            while offset < chunk.byteCount {
+                let end = min(offset + packetSize, chunk.byteCount)
+                try await sink(chunk.bytes(offset..<end))
                 offset = end
                 if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
             }
@@ -223,20 +244,20 @@ public final class MultipartFormData: Sendable {
         // A part's bytes, checked against its declared length as they go.
         func write(_ part: MultipartBodyPart, index: Int) async throws {
             var written: Int64 = 0
-            func counted(_ chunk: Data) async throws {
-                written += Int64(chunk.count)
+            func counted(_ chunk: Chunk) async throws {
+                written += Int64(chunk.byteCount)
                 guard written <= part.length else {
                     throw CourierError.requestSerializationFailed(
                         .bodyStreamFailed("part \(index) is longer than its declared \(part.length) bytes"))
                 }
                 try await emit(chunk)
             }
+            func countedData(_ data: Data) async throws { try await counted(Chunk(data)) }
             switch part.source {
-            case .data(let data): try await counted(data)
-            case .file(let path):
-                try await Self.readFile(atPath: path, length: part.length, chunkSize: Self.chunkSize, into: counted)
-            case .inputStream(let box): try await box.read(chunkSize: Self.chunkSize, into: counted)
-            case .produced(let produce): try await produce(counted)
+            case .data(let data): try await countedData(data)
+            case .file(let path): try await Chunk.readFile(atPath: path, length: part.length, chunkSize: Self.chunkSize, into: counted)
+            case .inputStream(let box): try await box.read(chunkSize: Self.chunkSize, into: countedData)
+            case .produced(let produce): try await produce(countedData)
             }
             guard written == part.length else {
                 throw CourierError.requestSerializationFailed(
@@ -247,7 +268,7 @@ public final class MultipartFormData: Sendable {
         var partIndex = 0
         for segment in segments(of: parts) {
             switch segment {
-            case .data(let framing): try await emit(framing)
+            case .data(let framing): try await emit(Chunk(framing))
             case .part(let part):
                 try await write(part, index: partIndex)
                 partIndex += 1
@@ -337,5 +358,92 @@ public final class MultipartFormData: Sendable {
             remaining -= Int64(chunk.count)
             try await sink(chunk)
         }
+    }
+
+    /// ``readFile(atPath:length:chunkSize:into:)`` into `ByteBuffer`s: each chunk is read by
+    /// read(2) straight into the buffer handed on.
+    static func readFileBuffers(
+        atPath path: String, length: Int64, chunkSize: Int, into sink: (ByteBuffer) async throws -> Void
+    ) async throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
+        }
+        defer { try? handle.close() }
+        let descriptor = handle.fileDescriptor
+        var remaining = length
+        while remaining > 0 {
+            let count = Int(min(Int64(chunkSize), remaining))
+            let chunk: ByteBuffer
+            do {
+                // On NIO's thread pool: a disk read never holds a thread of the cooperative pool.
+                chunk = try await BlockingRead.onThreadPool { try Self.readChunk(descriptor, count: count) }
+            } catch {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
+            }
+            guard chunk.readableBytes > 0 else {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("\(path) ended \(remaining) bytes early"))
+            }
+            remaining -= Int64(chunk.readableBytes)
+            try await sink(chunk)
+        }
+    }
+
+    /// Up to `count` bytes from `descriptor` (fewer only at its end), read into a new buffer.
+    private static func readChunk(_ descriptor: Int32, count: Int) throws -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        while buffer.readableBytes < count {
+            var failure: Int32 = 0
+            let wanted = count - buffer.readableBytes
+            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { pointer in
+                let asked = min(pointer.count, wanted)
+                let result = Foundation.read(descriptor, pointer.baseAddress, asked)
+                if result < 0 { failure = errno }
+                return max(0, result)
+            }
+            if failure == EINTR { continue }
+            if failure != 0 { throw CourierError.requestSerializationFailed(.bodyStreamFailed(String(cString: strerror(failure)))) }
+            if read == 0 { break }
+        }
+        return buffer
+    }
+}
+
+/// A chunk of a multipart body: `Data` for ``MultipartFormData/writeBody(into:)``, a
+/// `ByteBuffer` for ``MultipartFormData/makeRequestBody()`` (file parts read straight into it).
+protocol MultipartChunk {
+    /// The chunk holding `data`'s bytes.
+    init(_ data: Data)
+    var byteCount: Int { get }
+    /// The bytes at `range` (offsets from the chunk's start), without a copy where possible.
+    func bytes(_ range: Range<Int>) -> Self
+    /// Reads `length` bytes of the file at `path` in chunks of at most `chunkSize` into `sink`.
+    static func readFile(atPath path: String, length: Int64, chunkSize: Int, into sink: (Self) async throws -> Void) async throws
+}
+
+extension Data: MultipartChunk {
+    var byteCount: Int { count }
+
+    static func readFile(atPath path: String, length: Int64, chunkSize: Int, into sink: (Data) async throws -> Void) async throws {
+        try await MultipartFormData.readFile(atPath: path, length: length, chunkSize: chunkSize, into: sink)
+    }
+
+    func bytes(_ range: Range<Int>) -> Data {
+        self[(startIndex + range.lowerBound)..<(startIndex + range.upperBound)]
+    }
+}
+
+extension ByteBuffer: MultipartChunk {
+    init(_ data: Data) { self.init(bytes: data) }
+
+    var byteCount: Int { readableBytes }
+
+    static func readFile(
+        atPath path: String, length: Int64, chunkSize: Int, into sink: (ByteBuffer) async throws -> Void
+    ) async throws {
+        try await MultipartFormData.readFileBuffers(atPath: path, length: length, chunkSize: chunkSize, into: sink)
+    }
+
+    func bytes(_ range: Range<Int>) -> ByteBuffer {
+        getSlice(at: readerIndex + range.lowerBound, length: range.count) ?? ByteBuffer()
     }
 }
