@@ -37,6 +37,10 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument 
     case courierEngine = "courier-engine"
     /// Courier's session layer (URLSessionManager) on the same engine.
     case courierSession = "courier-session"
+    /// The session layer's swift-http-types shape (`URLSessionManager.data(for: HTTPRequest)`):
+    /// the same tasks, no `HTTPURLResponse` made. Small GETs only (its transfers are the
+    /// session's).
+    case courierSessionHTTPTypes = "courier-session-http-types"
     case asyncHTTPClient = "async-http-client"
     case urlSession = "urlsession"
     /// Reference: curl's CLI (one process per run; sequential-small from a `-K` file of N URLs
@@ -53,7 +57,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument 
     func supports(_ benchCase: BenchCase) -> Bool {
         switch self {
         case .curl: return benchCase != .concurrentSmall
-        case .wrk: return benchCase.isRequestRate
+        case .wrk, .courierSessionHTTPTypes: return benchCase.isRequestRate
         default: return true
         }
     }
