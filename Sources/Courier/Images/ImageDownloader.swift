@@ -77,12 +77,25 @@ public final class ImageDownloader: Sendable {
         set { callbackQueueStorage.withLock { $0 = newValue } }
     }
 
-    /// AFN's image session configuration: a 60 s request timeout.
+    /// AFN's image session configuration: a 60 s request timeout and ``defaultHTTPCache``.
     public static func defaultSessionConfiguration() -> SessionConfiguration {
         var configuration = SessionConfiguration()
         configuration.timeoutIntervalForRequest = 60
+        configuration.cache = defaultHTTPCache
         return configuration
     }
+
+    /// AFN's `defaultURLCache`: 20 MiB in memory, 150 MiB on disk in
+    /// `<caches>/com.alamofire.imagedownloader` (`~/.cache` or `$XDG_CACHE_HOME` on Linux; the
+    /// temporary directory when there is no caches directory). One instance, shared by every
+    /// manager made from ``defaultSessionConfiguration()`` (a directory must have one `HTTPCache`).
+    public static let defaultHTTPCache: HTTPCache = {
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return HTTPCache(
+            memoryCapacity: 20 * 1024 * 1024, diskCapacity: 150 * 1024 * 1024,
+            directory: caches.appendingPathComponent("com.alamofire.imagedownloader", isDirectory: true))
+    }()
 
     /// A manager with ``defaultSessionConfiguration()`` and an ``ImageResponseSerializer``.
     public static func defaultSessionManager() -> URLSessionManager {

@@ -32,6 +32,7 @@ public final class MemoryPressureMonitor: Sendable {
     public let interval: TimeInterval
     private let eventsPath: String?
     private let pressurePath: String?
+    private let polls: Bool
     private let queue = DispatchQueue(label: "courier.memory-pressure")
     private let state = Mutex(State())
 
@@ -43,10 +44,16 @@ public final class MemoryPressureMonitor: Sendable {
     }
 
     /// A monitor of the given files (either may be nil), polling every `interval` seconds.
-    public init(memoryEventsPath: String?, pressurePath: String?, interval: TimeInterval = 2) {
+    public convenience init(memoryEventsPath: String?, pressurePath: String?, interval: TimeInterval = 2) {
+        self.init(memoryEventsPath: memoryEventsPath, pressurePath: pressurePath, interval: interval, polls: true)
+    }
+
+    /// `polls: false` reads the files only in ``checkNow()`` (tests drive it by hand).
+    init(memoryEventsPath: String?, pressurePath: String?, interval: TimeInterval, polls: Bool) {
         self.eventsPath = memoryEventsPath
         self.pressurePath = pressurePath
         self.interval = max(interval, 0.1)
+        self.polls = polls
     }
 
     /// Whether there is anything to poll on this system.
@@ -58,7 +65,7 @@ public final class MemoryPressureMonitor: Sendable {
         state.withLock { state in
             state.nextID += 1
             state.handlers[state.nextID] = handler
-            if state.timer == nil, hasSystemSignal { state.timer = makeTimer() }
+            if state.timer == nil, polls, hasSystemSignal { state.timer = makeTimer() }
             return Registration(id: state.nextID)
         }
     }

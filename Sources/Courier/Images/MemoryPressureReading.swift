@@ -59,7 +59,9 @@ struct MemoryPressureReading: Sendable, Equatable {
 struct MemoryPressureDetector: Sendable, Equatable {
     /// PSI `some avg10`, in percent, at or above which memory counts as under pressure.
     var stallThreshold: Double = 20
-    private var last: MemoryPressureReading?
+    /// The last value seen of each figure (a failed read leaves it unchanged, so a file caught
+    /// mid-rewrite does not reset the baseline).
+    private var last = MemoryPressureReading(eventCount: nil, someAverage10: nil)
 
     init(stallThreshold: Double = 20) { self.stallThreshold = stallThreshold }
 
@@ -67,12 +69,15 @@ struct MemoryPressureDetector: Sendable, Equatable {
     /// reading only sets the baseline for the counters, but a stall already above the threshold
     /// counts).
     mutating func observe(_ reading: MemoryPressureReading) -> Bool {
-        defer { last = reading }
         var pressure = false
-        if let now = reading.eventCount, let before = last?.eventCount, now > before { pressure = true }
-        if let stall = reading.someAverage10, stall >= stallThreshold {
-            let wasAbove = (last?.someAverage10).map { $0 >= stallThreshold } ?? false
-            if !wasAbove { pressure = true }
+        if let now = reading.eventCount {
+            if let before = last.eventCount, now > before { pressure = true }
+            last.eventCount = now
+        }
+        if let stall = reading.someAverage10 {
+            let wasAbove = last.someAverage10.map { $0 >= stallThreshold } ?? false
+            if stall >= stallThreshold, !wasAbove { pressure = true }
+            last.someAverage10 = stall
         }
         return pressure
     }

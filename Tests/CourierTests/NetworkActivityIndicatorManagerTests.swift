@@ -1,0 +1,144 @@
+import Courier
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+/// A clock moved by hand: wake-ups run when ``advance(by:)`` passes their deadline.
+final class ManualActivityClock: NetworkActivityClock {
+    private let state = Mutex<(now: Double, pending: [(deadline: Double, action: @Sendable () -> Void)])>((100, []))
+
+    var now: Double { state.withLock { $0.now } }
+
+    func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.pending.append((deadline, action)) }
+    }
+
+    func advance(by seconds: Double) {
+        let due = state.withLock { state in
+            state.now += seconds
+            let now = state.now
+            let due = state.pending.filter { $0.deadline <= now }
+            state.pending.removeAll { $0.deadline <= now }
+            return due
+        }
+        for wake in due { wake.action() }
+    }
+}
+
+/// What a visibility block saw, in order.
+final class VisibilityRecorder: Sendable {
+    private let storage = Mutex<[Bool]>([])
+    var changes: [Bool] { storage.withLock { $0 } }
+    var block: @Sendable (Bool) -> Void { { visible in self.storage.withLock { $0.append(visible) } } }
+}
+
+/// AFNetworkActivityManagerTests with an injected clock: the delays are checked by moving time,
+/// never by waiting for it.
+@Suite struct NetworkActivityIndicatorManagerTests {
+    let clock = ManualActivityClock()
+    let visibility = VisibilityRecorder()
+
+    func makeManager(center: NotificationCenter = NotificationCenter()) -> NetworkActivityIndicatorManager {
+        let manager = NetworkActivityIndicatorManager(notificationCenter: center, clock: clock)
+        manager.isEnabled = true
+        manager.setNetworkingActivityActionWithBlock(visibility.block)
+        return manager
+    }
+
+    @Test func defaultsAreAFNs() {
+        let manager = NetworkActivityIndicatorManager(notificationCenter: NotificationCenter())
+        #expect(!manager.isEnabled)
+        #expect(manager.activationDelay == 1.0)
+        #expect(manager.completionDelay == 0.17)
+        #expect(!manager.isNetworkActivityIndicatorVisible)
+    }
+
+    @Test func manualCountsShowAfterTheActivationDelayAndHideAfterTheCompletionDelay() async throws {
+        let manager = makeManager()
+        manager.incrementActivityCount()
+        clock.advance(by: 0.99)
+        #expect(!manager.isNetworkActivityIndicatorVisible)
+        clock.advance(by: 0.01)
+        #expect(manager.isNetworkActivityIndicatorVisible)
+        manager.decrementActivityCount()
+        manager.decrementActivityCount()  // floored at 0
+        #expect(manager.activityCount == 0)
+        clock.advance(by: 0.16)
+        #expect(manager.isNetworkActivityIndicatorVisible)
+        clock.advance(by: 0.01)
+        #expect(!manager.isNetworkActivityIndicatorVisible)
+        try await eventually { visibility.changes == [true, false] }
+    }
+
+    @Test func nothingShowsWhileDisabledAndDisablingHides() async throws {
+        let manager = makeManager()
+        manager.isEnabled = false
+        manager.incrementActivityCount()
+        clock.advance(by: 2)
+        #expect(!manager.isNetworkActivityIndicatorVisible)
+        manager.isEnabled = true
+        manager.incrementActivityCount()
+        clock.advance(by: 1)
+        #expect(manager.isNetworkActivityIndicatorVisible)
+        manager.isEnabled = false
+        #expect(!manager.isNetworkActivityIndicatorVisible)
+        try await eventually { visibility.changes == [true, false] }
+    }
+
+    /// Overlapping requests of a real session: one "on", one "off"; a request starting during the
+    /// completion delay keeps the indicator on without a second "on".
+    @Test func overlappingRequestsAreCoalesced() async throws {
+        try await TestServer.withRunning { server in
+            let manager = makeManager(center: .default)
+            let port = server.port
+            manager.taskFilter = { $0.originalRequest?.url?.port == port }  // other suites run beside this one
+            let session = URLSessionManager()
+            session.responseSerializer = HTTPResponseSerializer()
+            let first = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=1")))
+            let second = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=2")))
+            first.resume()
+            second.resume()
+            #expect(manager.activityCount == 2)
+            clock.advance(by: 1.0)
+            #expect(manager.isNetworkActivityIndicatorVisible)
+            first.cancel()
+            try await eventually { manager.activityCount == 1 }
+            clock.advance(by: 1)
+            #expect(manager.isNetworkActivityIndicatorVisible)
+            second.cancel()
+            try await eventually { manager.activityCount == 0 }
+            clock.advance(by: 0.1)  // inside the completion delay
+            let third = session.dataTask(with: URLRequest(url: server.sessionURL("/image/png")))
+            third.resume()
+            try await eventually { third.state == .completed && manager.activityCount == 0 }
+            clock.advance(by: 0.1)  // the first completion delay's wake-up is stale now
+            #expect(manager.isNetworkActivityIndicatorVisible)
+            clock.advance(by: 0.1)
+            #expect(!manager.isNetworkActivityIndicatorVisible)
+            try await eventually { visibility.changes == [true, false] }
+            #expect(visibility.changes == [true, false])
+        }
+    }
+
+    @Test func suspendCountsAsFinishedAndTasksWithoutAURLAreIgnored() async throws {
+        try await TestServer.withRunning { server in
+            let center = NotificationCenter()
+            let manager = makeManager(center: center)
+            let session = URLSessionManager()
+            let task = session.dataTask(with: URLRequest(url: server.sessionURL("/get")))
+            center.post(name: .courierTaskDidResume, object: task)
+            #expect(manager.activityCount == 1)
+            center.post(name: .courierTaskDidSuspend, object: task)
+            #expect(manager.activityCount == 0)
+            var noURL = URLRequest(url: server.sessionURL("/get"))
+            noURL.url = nil
+            center.post(name: .courierTaskDidResume, object: session.dataTask(with: noURL))
+            center.post(name: .courierTaskDidResume, object: "not a task")
+            #expect(manager.activityCount == 0)
+        }
+    }
+}
