@@ -1,6 +1,7 @@
 @testable import Courier
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 /// NetworkReachabilityManager against the real kernel: each test makes a network namespace,
@@ -128,6 +129,7 @@ import Testing
         defer { namespace.remove() }
         let before = openNetlinkSockets()
         let threadsBefore = threadsNamed("courier-reach")
+        let monitorsBefore = ReachabilityMonitor.threadCount.load(ordering: .relaxed)
         var opened: Set<UInt64> = []
         do {
             let queue = DispatchQueue(label: "reachability-test-deliveries")
@@ -144,11 +146,12 @@ import Testing
         }
         try await eventually(within: 20) {
             openNetlinkSockets().isDisjoint(with: opened) && threadsNamed("courier-reach") == threadsBefore
-                && ReachabilityMonitor.threadCount.load(ordering: .relaxed) == 0
+                && ReachabilityMonitor.threadCount.load(ordering: .relaxed) == monitorsBefore
         }
     }
 
     @Test func aNamespaceThatCannotBeEnteredIsReported() async throws {
+        let monitorsBefore = ReachabilityMonitor.threadCount.load(ordering: .relaxed)
         let manager = NetworkReachabilityManager(target: .defaultRoute, networkNamespace: "/run/netns/courier-reach-missing")
         ReachabilityMonitor.lastStartFailure.withLock { $0 = nil }
         manager.startMonitoring()
@@ -156,6 +159,46 @@ import Testing
         #expect(ReachabilityMonitor.lastStartFailure.withLock { $0 }?.contains("courier-reach-missing") == true)
         #expect(manager.status == .unknown)
         manager.stopMonitoring()
-        try await eventually(within: 20) { ReachabilityMonitor.threadCount.load(ordering: .relaxed) == 0 }
+        try await eventually(within: 20) { ReachabilityMonitor.threadCount.load(ordering: .relaxed) == monitorsBefore }
     }
+
+    /// The README's example, in this process's own namespace (its loopback is up): the block
+    /// hears localhost is reachable by lo; the shared manager's stream gives a first status.
+    @Test func readmeReachabilityExample() async throws {
+        let heard = ReachabilityHeard()
+        let loopback = try #require(NetworkReachabilityManager(domain: "localhost"))
+        loopback.setReachabilityStatusChangeBlock { status in
+            heard.append("localhost: \(status)")
+        }
+        loopback.startMonitoring()
+        defer { loopback.stopMonitoring() }
+
+        let network = NetworkReachabilityManager.shared
+        network.startMonitoring()
+        defer { network.stopMonitoring() }
+        let first = try await withThrowingTaskGroup(of: NetworkReachabilityManager.Status?.self) { group in
+            group.addTask {
+                // The first status is enough: the machine may have no default route.
+                for await status in network.statusUpdates { return status }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        #expect(first != nil && first != .unknown, "the shared manager's stream gave no status within 20 s")
+        try await eventually(within: 20) { !heard.lines.isEmpty }
+        #expect(heard.lines == ["localhost: Reachable via WiFi"])
+        #expect(loopback.interfaceName == "lo")
+    }
+}
+
+/// Lines a block appended.
+final class ReachabilityHeard: Sendable {
+    private let storage = Mutex<[String]>([])
+    var lines: [String] { storage.withLock { $0 } }
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
 }

@@ -91,7 +91,10 @@ final class ReachabilityRecorder: Sendable {
         let token = NotificationCenter.default.addObserver(
             forName: .reachabilityDidChange, object: manager, queue: nil
         ) { [weak self, weak manager] notification in
-            guard let self, let manager, (notification.object as? NetworkReachabilityManager) === manager,
+            // A recorder or manager already gone: the observer outlived its test (a new manager
+            // can reuse a freed one's address, which the object filter compares).
+            guard let self, let manager else { return }
+            guard (notification.object as? NetworkReachabilityManager) === manager,
                 let status = notification.userInfo?[NetworkReachabilityManager.statusUserInfoKey] as? Status
             else {
                 Issue.record("a reachability notification without its manager or status: \(notification)")
@@ -131,6 +134,10 @@ final class ReachabilityRecorder: Sendable {
         #expect(statuses == expected, "block: \(deliveries)", sourceLocation: sourceLocation)
         #expect(notified == expected, "notifications", sourceLocation: sourceLocation)
         #expect(streamedStatuses == expected, "stream", sourceLocation: sourceLocation)
+    }
+
+    deinit {
+        if let wrapped = observer.withLock({ $0 }) { NotificationCenter.default.removeObserver(wrapped.token) }
     }
 
     func stop() {
