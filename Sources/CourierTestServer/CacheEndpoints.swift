@@ -58,8 +58,8 @@ enum CacheEndpoints {
     /// `/cached/{name…}`: a response whose caching fields come from the query, for cache tests
     /// (any method; the path, query left out, is what `requestsReceived(forPath:)` counts):
     /// `cc` → `Cache-Control`; `etag` → `ETag` (quoted unless already quoted or weak); `lm`,
-    /// `date`, `expires` → `Last-Modified`, `Date`, `Expires` at that many seconds from now
-    /// (`Date` defaults to now); `age` → `Age`; `vary` → `Vary`; `status` → the status;
+    /// `date`, `expires` → `Last-Modified`, `Date`, `Expires` at that many seconds from now, or
+    /// at that many seconds since 1970 when above 10^9 (`Date` defaults to now); `age` → `Age`; `vary` → `Vary`; `status` → the status;
     /// `location`, `clocation` → `Location`, `Content-Location`; `size` → that many bytes of
     /// padding in the body. The JSON body holds a fresh `id` (so a test tells a stored body from
     /// a new one), the method, and each varied request header's value.
@@ -70,7 +70,10 @@ enum CacheEndpoints {
     static func configurable(_ request: ServerRequest) -> ServerReply {
         let now = Date()
         func offsetDate(_ name: String) -> String? {
-            request.queryValue(name).flatMap { Double($0) }.map { httpDate(now.addingTimeInterval($0)) }
+            // Above 10^9: seconds since 1970 (a date that doesn't move between requests).
+            request.queryValue(name).flatMap { Double($0) }.map {
+                httpDate($0 > 1_000_000_000 ? Date(timeIntervalSince1970: $0) : now.addingTimeInterval($0))
+            }
         }
         var headers: HTTPHeaders = [:]
         if let cc = request.queryValue("cc") { headers.add(name: "Cache-Control", value: cc) }

@@ -81,7 +81,7 @@ struct HTTPCacheSessionTests {
             #expect(second.metrics?.revalidatedFromCache == true)
             #expect(second.metrics?.resourceFetchType == .networkLoad)
             // Last-Modified → If-Modified-Since (no-cache: stored, always validated)
-            let dated = server.sessionURL("/cached/lm?cc=no-cache&lm=-3600")
+            let dated = server.sessionURL("/cached/lm?cc=no-cache&lm=1700000000")
             let third = await Self.fetch(manager, dated)
             let fourth = await Self.fetch(manager, dated)
             #expect(server.requestsReceived(forPath: "/cached/lm") == 2)
@@ -129,7 +129,11 @@ struct HTTPCacheSessionTests {
             let other = server.sessionURL("/cached/other?cc=max-age=600")
             let first = await Self.fetch(manager, url)
             _ = await Self.fetch(manager, other)
-            _ = await Self.fetch(manager, server.sessionURL("/cached/item?location=/cached/other"), method: "POST")
+            // The same URL (query included) is invalidated by a POST to it ...
+            let posted = await Self.fetch(manager, url, method: "POST")
+            #expect(posted.response?.statusCode == 200)
+            // ... and a same-origin Location (here /cached/other?cc=max-age=600) by a POST elsewhere.
+            _ = await Self.fetch(manager, server.sessionURL("/cached/poster?location=%2Fcached%2Fother%3Fcc%3Dmax-age%3D600"), method: "POST")
             let after = await Self.fetch(manager, url)
             _ = await Self.fetch(manager, other)
             #expect(server.requestsReceived(forPath: "/cached/item") == 3)  // GET, POST, GET again

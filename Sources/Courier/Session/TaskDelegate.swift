@@ -178,7 +178,7 @@ final class TaskDelegate: Sendable {
     /// Where a request leaves the session for the engine (every hop: the first request, each
     /// redirect, each answer to a challenge). The seam for a cache lookup before the network.
     private func send(_ request: URLRequest) {
-        let engineRequest: EngineRequest
+        var engineRequest: EngineRequest
         let engine: HTTPEngine
         do {
             engineRequest = try core.engineRequest(for: request, body: run.withLock { $0.body })
@@ -190,8 +190,26 @@ final class TaskDelegate: Sendable {
         // The event loop only queues the event: the task's own queue handles it, so user
         // callbacks and cookie-store writes never run on (or hold up) an event loop.
         let setReadingPaused: @Sendable (Bool) -> Void = { [self] paused in self.setReadingPaused(paused, by: .callbackQueue) }
-        let handleEvent: @Sendable (EngineEvent) -> Void = { [self] event in self.handle(event) }
-        let engineTask = engine.execute(engineRequest) { [callbacks] event in
+        var handleEvent: @Sendable (EngineEvent) -> Void = { [self] event in self.handle(event) }
+        // The HTTP cache (SessionConfiguration.cache): answer from it, fail, or send (maybe
+        // made conditional) with the cache watching the events. See CachedExchange.
+        switch CachedExchange.prepare(&engineRequest, policy: request.cachePolicy, cache: core.configuration.cache) {
+        case .bypass:
+            break
+        case .network(let exchange):
+            handleEvent = exchange.intercepting(handleEvent)
+        case .serve(let exchange):
+            let cancelled = run.withLock { $0.machine.exchangeStarted() }.cancel
+            let deliver = handleEvent
+            callbacks.async {
+                if cancelled { deliver(.failed(.cancelled, EngineMetrics())) } else { exchange.replay(to: deliver) }
+            }
+            return
+        case .unavailable(let error):
+            complete(withResponse: false, error: error, metrics: nil)
+            return
+        }
+        let engineTask = engine.execute(engineRequest) { [callbacks, handleEvent] event in
             callbacks.deliver(event, setReadingPaused: setReadingPaused, to: handleEvent)
         }
         let start = run.withLock { run in
