@@ -32,6 +32,24 @@ struct AsyncStreamingTests {
         }
     }
 
+    @Test("a streamed response dropped without reading its body cancels the request (no paused task left behind)")
+    func droppingAnUnreadBodyCancels() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            do {
+                let big = try await manager.stream("download/\(64 << 20)")
+                #expect(big.status == .ok)
+                // Not interested after all: the caller returns without iterating.
+            }
+            do {
+                let (response, _) = try await manager.bytes(for: URLRequest(url: server.sessionURL("/download/\(64 << 20)")))
+                #expect(response.statusCode == 200)
+            }
+            try await eventually { manager.tasks.isEmpty }
+            try await eventually { ClientSocketProbe.sockets(toPort: server.port) == 0 }
+        }
+    }
+
     @Test("lines: /stream/5's JSON lines, one per element")
     func jsonLines() async throws {
         struct Line: Decodable { let id: Int; let url: String }

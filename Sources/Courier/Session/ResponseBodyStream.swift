@@ -42,34 +42,62 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         var task: SessionTask?
     }
 
-    private let state = Mutex(State())
-    /// The body's chunks, with backpressure.
-    private let buffer = BackpressuredChunkBuffer<Data, Void>(
-        highWatermark: ResponseBodyStream.highWatermark, lowWatermark: ResponseBodyStream.lowWatermark,
-        dropsChunksAfterEnd: true, size: { $0.count })
+    /// What the task's face (held by the task while it runs) and the caller's face share.
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+        /// The body's chunks, with backpressure.
+        let buffer = BackpressuredChunkBuffer<Data, Void>(
+            highWatermark: ResponseBodyStream.highWatermark, lowWatermark: ResponseBodyStream.lowWatermark,
+            dropsChunksAfterEnd: true, size: { $0.count })
+    }
 
-    init() {}
+    private let shared: Shared
+    /// Whether this is the caller's face: when it goes away before the body's end (dropped
+    /// without being read to the end), the request is cancelled. The task holds the other
+    /// face, so a running task never keeps the caller's alive.
+    private let isCallersFace: Bool
+    private var buffer: BackpressuredChunkBuffer<Data, Void> { shared.buffer }
+
+    /// The task's face; ``callersFace()`` makes the one handed out.
+    init() {
+        shared = Shared()
+        isCallersFace = false
+    }
+
+    private init(sharing other: ResponseBodyStream) {
+        shared = other.shared
+        isCallersFace = true
+    }
+
+    /// The face handed to the caller: the same stream, and dropping it before the end cancels.
+    func callersFace() -> ResponseBodyStream {
+        ResponseBodyStream(sharing: self)
+    }
+
+    deinit {
+        if isCallersFace { abandon() }
+    }
 
     /// The task that runs the request (its progress, metrics and state).
-    public var task: SessionTask? { state.withLock { $0.task } }
+    public var task: SessionTask? { shared.state.withLock { $0.task } }
 
     /// Cancels the request; the sequence then throws ``CourierError/cancelled(url:)``.
     public func cancel() {
-        state.withLock { $0.task }?.cancel()
+        shared.state.withLock { $0.task }?.cancel()
     }
 
     /// The most unread bytes the stream ever held (bounded by backpressure).
     var peakBufferedBytes: Int { buffer.peakBufferedBytes }
 
     func attach(_ task: SessionTask) {
-        state.withLock { $0.task = task }
+        shared.state.withLock { $0.task = task }
     }
 
     // MARK: - Producer side (the task delegate, on the task's callback queue)
 
     /// The final response head arrived (not a redirect or a challenge that is answered).
     func receive(_ response: HTTPURLResponse) {
-        let waiter: CheckedContinuation<HTTPURLResponse, any Error>? = state.withLock { state in
+        let waiter: CheckedContinuation<HTTPURLResponse, any Error>? = shared.state.withLock { state in
             guard case .waiting(let waiter) = state.head else { return nil }
             state.head = waiter == nil ? .arrived(response) : .taken
             return waiter
@@ -87,7 +115,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     func finish(error: (any Error)?, url: URL?) {
         let headError = error ?? CourierError.connectionLost(url: url, reason: "the task ended without a response")
         // The head first (a later finish finds it settled), then the body's end.
-        let head: CheckedContinuation<HTTPURLResponse, any Error>? = state.withLock { state in
+        let head: CheckedContinuation<HTTPURLResponse, any Error>? = shared.state.withLock { state in
             guard case .waiting(let waiting) = state.head else { return nil }
             state.head = waiting == nil ? .failed(headError) : .taken
             return waiting
@@ -102,7 +130,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     func response() async throws -> HTTPURLResponse {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
-                let ready: Result<HTTPURLResponse, any Error>? = state.withLock { state in
+                let ready: Result<HTTPURLResponse, any Error>? = shared.state.withLock { state in
                     switch state.head {
                     case .waiting:
                         state.head = .waiting(continuation)
@@ -130,7 +158,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
 
     /// Cancels the request when the body was abandoned before its end.
     fileprivate func abandon() {
-        let running = buffer.end == nil ? state.withLock { $0.task } : nil
+        let running = buffer.end == nil ? shared.state.withLock { $0.task } : nil
         running?.cancel()
     }
 
@@ -194,9 +222,10 @@ extension URLSessionManager {
         let task = register(
             { DataTask(taskIdentifier: $0, request: request) }, kind: .stream(stream), body: body ?? Self.body(of: request), setup: setup)
         stream.attach(task)
+        let callers = stream.callersFace()
         task.resume()
         if Task.isCancelled { task.cancel() }
-        return (try await stream.response(), stream)
+        return (try await callers.response(), callers)
     }
 }
 
