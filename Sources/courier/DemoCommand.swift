@@ -11,8 +11,9 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
             Runs a GET with nested query parameters, a JSON POST, a multipart upload of a \
             generated file, a download, a request that fails validation, TLS with the test CA \
-            (accepted, and rejected for the wrong certificate), and one request's timing \
-            waterfall. Exits 0 only if every step did what it says.
+            (accepted, and rejected for the wrong certificate), one request's timing \
+            waterfall, and a page of images through ImageDownloader (merged duplicates, \
+            image-cache hits, the activity indicator). Exits 0 only if every step did what it says.
             """,
         helpNames: [.short, .long]  // the root's -h is HTTPie's --headers
     )

@@ -27,6 +27,7 @@ struct DemoSteps: Sendable {
             ("Responses that fail validation (JSONResponseSerializer)", failValidation),
             (DemoTLS.stepTitle, { try await DemoTLS(servers: servers, output: output).run() }),
             ("Timing waterfall of one HTTPS request on a new connection", waterfall),
+            (DemoImages.stepTitle, { try await DemoImages(servers: servers, output: output).run() }),
         ]
     }
 

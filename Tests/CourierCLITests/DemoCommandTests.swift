@@ -37,7 +37,14 @@ import Testing
             // 7. the waterfall
             "[7] Timing waterfall",
             "DNS      |", "connect  |", "TLS      |", "request  |", "wait     |", "download |",
-            "All 7 steps did what they said",
+            // 8. images: merged duplicates, the four-download limit, cache hits, the activity indicator
+            "[8] A page of images through ImageDownloader",
+            "12 receipts share 8 tasks; 4 waiting for a free slot",
+            "✓ 8 downloads reached the server for 12 requests: 4 merged into a download already queued or running",
+            "✓ every image's size read from its header: 7 png, 3 jpeg, 1 gif, 1 webp, all 16×12",
+            "✓ the page again: 12 image-cache hits (success with no response and no receipt), 0 new requests",
+            "✓ activity indicator: on, off",
+            "All 8 steps did what they said",
         ]
         for expected in expectations {
             #expect(output.contains(expected), "missing \(expected)\n\(run)")
