@@ -132,22 +132,6 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// address literal (the text given).
     case invalidReachabilityAddress(String)
 
-    /// Maps an engine failure onto the matching case; `url` is the request's URL. The session
-    /// layer reports every engine failure through this one mapping.
-    ///
-    /// A TLS handshake failure stays ``engine(_:)`` with `EngineError.tlsHandshakeFailed` (what
-    /// URLSession calls a secure-connection failure, not a failure to connect).
-    public init(_ error: EngineError, url: URL? = nil) {
-        switch error {
-        case .serverTrustRejected(let host, let reason): self = .serverTrustRejected(host: host, reason: reason)
-        case .timedOut(let kind): self = .timedOut(url: url, reason: "\(kind.rawValue) timeout")
-        case .cannotConnect(_, _, let reason), .dnsFailure(_, let reason): self = .cannotConnect(url: url, reason: reason)
-        case .connectionLost(let reason): self = .connectionLost(url: url, reason: reason)
-        case .cancelled: self = .cancelled(url: url)
-        default: self = .engine(error)
-        }
-    }
-
     /// The HTTP response attached to the error, if any (AFN's `…error.response` key).
     public var response: HTTPURLResponse? {
         switch self {

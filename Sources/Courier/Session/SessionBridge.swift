@@ -1,19 +1,83 @@
-import CourierEngine
-import Foundation
+public import CourierEngine
+public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import HTTPTypes
+import NIOCore
 import NIOHTTP1
 
-/// The one place a response head from the engine becomes something else: the Foundation
-/// `HTTPURLResponse` AFNetworking's signatures hand out, and the values the session reads
-/// straight from the head (so the hot path never needs the Foundation object).
+/// The one place the session's types and the engine's meet; every conversion lives here:
+/// - requests: a `URLRequest` (plus the configuration's extra headers, the jar's cookies and
+///   the timeouts) becomes the engine's ``CourierEngine/EngineRequest``; a swift-http-types
+///   `HTTPRequest` becomes a `URLRequest`;
+/// - responses: the engine's head becomes the Foundation `HTTPURLResponse` AFNetworking's
+///   signatures hand out (lazily, see ``SessionTask/response``), a swift-http-types
+///   `HTTPResponse`, or the values the session reads straight from the head (so the hot path
+///   never needs the Foundation object);
+/// - errors: an ``CourierEngine/EngineError`` becomes a ``CourierError``
+///   (``CourierError/init(_:url:)``, below), and an engine that can't be made from the
+///   configuration becomes ``CourierError/invalidTLSConfiguration(reason:)``.
 ///
 /// `HTTPURLResponse.init(url:statusCode:httpVersion:headerFields:)` costs ~3.5 µs per header
 /// field on Linux (it canonicalises every name); the session makes one only when a caller or
-/// a hook asks for it, and at most once per task (see ``SessionTask/response``).
-enum ResponseHeadBridge {
+/// a hook asks for it, and at most once per task.
+enum SessionBridge {
+    // MARK: - Requests
+
+    /// The engine's request for `request`: its fields, then the configuration's
+    /// `httpAdditionalHeaders` it does not set, then the jar's `Cookie` (when the request
+    /// handles cookies and sets none); the idle timeout is the request's `timeoutInterval`
+    /// unless it kept URLRequest's default 60 s (then the configuration's
+    /// `timeoutIntervalForRequest`), the deadline the configuration's
+    /// `timeoutIntervalForResource` from now.
+    /// - Throws: ``CourierError/requestSerializationFailed(_:)`` when the request has no URL.
+    static func engineRequest(for request: URLRequest, body: RequestBody?, configuration: SessionConfiguration) throws -> EngineRequest {
+        guard let url = request.url else {
+            throw CourierError.requestSerializationFailed(.invalidURL(""))
+        }
+        var headers = HTTPHeaders()
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            headers.add(name: name, value: value)
+        }
+        for (name, value) in configuration.httpAdditionalHeaders where !headers.contains(name: name) {
+            headers.add(name: name, value: value)
+        }
+        if let jar = configuration.cookieJar, request.httpShouldHandleCookies, !headers.contains(name: "cookie"),
+            let cookie = jar.cookieHeader(for: url)
+        {
+            headers.add(name: "Cookie", value: cookie)
+        }
+        // `URLRequest.timeoutInterval` defaults to 60 s, so a request that kept the default
+        // follows the configuration's `timeoutIntervalForRequest`; any other value wins.
+        let requested = request.timeoutInterval
+        let idle = requested > 0 && requested != urlRequestDefaultTimeout ? requested : configuration.timeoutIntervalForRequest
+        return EngineRequest(
+            method: request.httpMethod ?? "GET",
+            url: url,
+            headers: headers,
+            body: body,
+            idleTimeout: .nanoseconds(Int64(idle * 1_000_000_000)),
+            deadline: NIODeadline.now()
+                + TimeAmount.nanoseconds(Int64(min(configuration.timeoutIntervalForResource, 1e9) * 1_000_000_000))
+        )
+    }
+
+    private static let urlRequestDefaultTimeout: TimeInterval = 60
+
+    // MARK: - Errors
+
+    /// The session error for an engine that could not be made from the configuration.
+    static func configurationError(_ error: any Error) -> CourierError {
+        let prefix = "invalid TLS configuration: "
+        if case .tlsHandshakeFailed(let reason) = error as? EngineError {
+            return .invalidTLSConfiguration(reason: reason.hasPrefix(prefix) ? String(reason.dropFirst(prefix.count)) : reason)
+        }
+        return .invalidTLSConfiguration(reason: "\(error)")
+    }
+
+    // MARK: - Responses
+
     /// The `HTTPURLResponse` for `head` received from `url`: repeated fields joined with
     /// `", "` in arrival order, the head's HTTP version. Nil only when Foundation refuses it.
     static func makeResponse(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
@@ -62,6 +126,8 @@ enum ResponseHeadBridge {
         return trimmed.isEmpty ? nil : trimmed
     }
 
+    // MARK: - Requests from swift-http-types
+
     /// The session's request for a swift-http-types request: `scheme://authority` plus the
     /// path (with its query), the method, every field in order (repeated names joined with
     /// `","` by `URLRequest`) and `body` as the body.
@@ -84,3 +150,25 @@ enum ResponseHeadBridge {
         return urlRequest
     }
 }
+
+extension CourierError {
+    /// Maps an engine failure onto the matching case; `url` is the request's URL. The session
+    /// layer reports every engine failure through this one mapping (it lives with the other
+    /// conversions in ``SessionBridge``).
+    ///
+    /// A TLS handshake failure stays ``engine(_:)`` with `EngineError.tlsHandshakeFailed` (what
+    /// URLSession calls a secure-connection failure, not a failure to connect).
+    public init(_ error: EngineError, url: URL? = nil) {
+        switch error {
+        case .serverTrustRejected(let host, let reason): self = .serverTrustRejected(host: host, reason: reason)
+        case .timedOut(let kind): self = .timedOut(url: url, reason: "\(kind.rawValue) timeout")
+        case .cannotConnect(_, _, let reason), .dnsFailure(_, let reason): self = .cannotConnect(url: url, reason: reason)
+        case .connectionLost(let reason): self = .connectionLost(url: url, reason: reason)
+        case .cancelled: self = .cancelled(url: url)
+        default: self = .engine(error)
+        }
+    }
+}
+
+/// The bridge's former name (it held only the response conversions).
+typealias ResponseHeadBridge = SessionBridge

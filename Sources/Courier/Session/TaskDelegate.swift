@@ -53,7 +53,8 @@ final class TaskDelegate: Sendable {
     /// Totals, `Progress` objects, progress blocks and streams, for both directions.
     let progress: TaskProgress
     private let completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
-    private let core: URLSessionManager
+    /// What the task runs with, captured from its manager at registration.
+    private let environment: TaskEnvironment
     /// The task's one lock: the state machine and what it acts on.
     private let run: Mutex<Run>
     /// Where this task's engine events are handled and so where its callbacks run: off the
@@ -63,6 +64,10 @@ final class TaskDelegate: Sendable {
     let serializerOverride: (any ResponseSerializer)?
     /// See ``TaskSetup/deliversHeadOnly``.
     let deliversHeadOnly: Bool
+    /// Whether this task's engine events may be handled on the event loop that delivers them
+    /// (see ``eventsRunInline()``): the async shape (``TaskSetup/finisher``) of a data or upload
+    /// task without progress blocks. Saves a thread hop per request.
+    private let mayHandleEventsInline: Bool
 
     /// The upload progress (total from the expected counts; when unknown, the request's
     /// Content-Length).
@@ -71,10 +76,16 @@ final class TaskDelegate: Sendable {
     /// The download progress.
     var downloadProgress: Progress { progress.object(.download) }
 
-    init(kind: Kind, task: SessionTask, body: RequestBody?, core: URLSessionManager, setup: TaskSetup) {
+    init(kind: Kind, task: SessionTask, body: RequestBody?, environment: TaskEnvironment, setup: TaskSetup) {
         self.finisher = setup.finisher
         self.serializerOverride = setup.serializer
         self.deliversHeadOnly = setup.deliversHeadOnly
+        switch kind {
+        case .data, .upload:
+            self.mayHandleEventsInline = setup.finisher != nil && setup.uploadProgress == nil && setup.downloadProgress == nil
+        case .download, .stream:
+            self.mayHandleEventsInline = false
+        }
         self.kind = kind
         self.originalTask = task
         self.snapshot = task.snapshot
@@ -87,10 +98,10 @@ final class TaskDelegate: Sendable {
         case .data, .upload: destination = .memory
         }
         let machine = TaskStateMachine(
-            destination: destination, maximumRedirects: core.configuration.maximumRedirects,
-            maximumBodySize: core.configuration.maximumResponseBodySize)
+            destination: destination, maximumRedirects: environment.configuration.maximumRedirects,
+            maximumBodySize: environment.configuration.maximumResponseBodySize)
         self.run = Mutex(Run(machine: machine, body: body))
-        self.core = core
+        self.environment = environment
         self.completionHandler = setup.completion
         let bodyLength = body?.expectedLength
         if let bodyLength { task.snapshot.withLock { $0.countOfBytesExpectedToSend = bodyLength } }
@@ -120,10 +131,10 @@ final class TaskDelegate: Sendable {
         }
         switch action {
         case .start:
-            core.taskDidResume(task)
+            environment.taskDidResume(task)
             if let current { send(authorizedAheadOfTime(current)) }
         case .resumeExchange:
-            core.taskDidResume(task)
+            environment.taskDidResume(task)
             engineTask?.resume()
         case .failInvalidated:
             complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
@@ -140,7 +151,7 @@ final class TaskDelegate: Sendable {
         }
         guard suspended else { return }
         engineTask?.pause()
-        core.taskDidSuspend(task)
+        environment.taskDidSuspend(task)
     }
 
     func cancel() {
@@ -181,19 +192,23 @@ final class TaskDelegate: Sendable {
         var engineRequest: EngineRequest
         let engine: HTTPEngine
         do {
-            engineRequest = try core.engineRequest(for: request, body: run.withLock { $0.body })
-            engine = try core.engine
+            engineRequest = try SessionBridge.engineRequest(
+                for: request, body: run.withLock { $0.body }, configuration: environment.configuration)
+            engine = try environment.engine
         } catch {
             complete(withResponse: false, error: error, metrics: nil)
             return
         }
         // The event loop only queues the event: the task's own queue handles it, so user
         // callbacks and cookie-store writes never run on (or hold up) an event loop.
+        // Unless nothing an event calls is user code (see `eventsRunInline`): then the loop
+        // handles it, one thread hop fewer.
+        let inline = eventsRunInline()
         let setReadingPaused: @Sendable (Bool) -> Void = { [self] paused in self.setReadingPaused(paused, by: .callbackQueue) }
         var handleEvent: @Sendable (EngineEvent) -> Void = { [self] event in self.handle(event) }
         // The HTTP cache (SessionConfiguration.cache): answer from it, fail, or send (maybe
         // made conditional) with the cache watching the events. See CachedExchange.
-        switch CachedExchange.prepare(&engineRequest, policy: request.cachePolicy, cache: core.configuration.cache) {
+        switch CachedExchange.prepare(&engineRequest, policy: request.cachePolicy, cache: environment.configuration.cache) {
         case .bypass:
             break
         case .network(let exchange):
@@ -210,7 +225,7 @@ final class TaskDelegate: Sendable {
             return
         }
         let engineTask = engine.execute(engineRequest) { [callbacks, handleEvent] event in
-            callbacks.deliver(event, setReadingPaused: setReadingPaused, to: handleEvent)
+            callbacks.deliver(event, inline: inline, setReadingPaused: setReadingPaused, to: handleEvent)
         }
         let start = run.withLock { run in
             run.engineTask = engineTask
@@ -218,6 +233,20 @@ final class TaskDelegate: Sendable {
         }
         if start.cancel { engineTask.cancel() }
         if start.pause { engineTask.pause() }
+    }
+
+    /// Whether this exchange's events may be handled right where the engine delivers them (an
+    /// event loop): a task that may (``mayHandleEventsInline``), with no event monitor and no
+    /// manager hook that handling an event calls (those run on the task's queue, never on an
+    /// event loop). Read once per exchange.
+    private func eventsRunInline() -> Bool {
+        guard mayHandleEventsInline, environment.monitors.isEmpty else { return false }
+        let hooks = environment.hooks
+        return hooks.taskDidSendBodyData == nil && hooks.taskWillPerformHTTPRedirection == nil
+            && hooks.taskDidReceiveChallenge == nil && hooks.dataTaskDidReceiveResponse == nil
+            && hooks.dataTaskDidReceiveData == nil && hooks.dataTaskDidBecomeDownloadTask == nil
+            && hooks.taskDidFinishCollectingMetrics == nil && hooks.taskNeedNewBodyStream == nil
+            && environment.configuration.cache == nil  // the cache's store writes files
     }
 
     /// Pauses reading for `reason`, or drops `reason` (see
@@ -247,7 +276,7 @@ final class TaskDelegate: Sendable {
             }
             progress.update(.upload, total: expected, completed: sent)
             let expectedForHook = expected ?? progress.total(.upload)
-            core.hooks.taskDidSendBodyData?(task, sent - previous, sent, expectedForHook)
+            environment.hooks.taskDidSendBodyData?(task, sent - previous, sent, expectedForHook)
         case .responseHead(let head):
             handleHead(head)
         case .bodyPart(let buffer):
@@ -272,13 +301,13 @@ final class TaskDelegate: Sendable {
             made = fresh
             return fresh
         }
-        let hooks = core.hooks
+        let hooks = environment.hooks
         let status = Int(head.status.code)
-        core.storeCookies(from: head.headers, for: request, url: url)
+        environment.storeCookies(from: head.headers, for: request, url: url)
 
         // Redirects are the session's job, not the engine's.
         if RedirectRule.redirectStatusCodes.contains(status), let location = head.headers.first(name: "location"),
-            core.configuration.maximumRedirects > 0,
+            environment.configuration.maximumRedirects > 0,
             let proposed = RedirectRule.redirectedRequest(from: request, statusCode: status, location: location)
         {
             let next: URLRequest?
@@ -337,10 +366,10 @@ final class TaskDelegate: Sendable {
     /// AFN's did-become-download-task: the rest of the body goes to a file, and a new
     /// ``DownloadTask`` (sharing this transfer's state) takes the data task's place.
     private func becomeDownload(_ dataTask: DataTask) {
-        let downloadTask = core.replace(dataTask, withDownloadTaskRunBy: self)
+        let downloadTask = environment.registry.replace(dataTask, withDownloadTaskRunBy: self)
         _ = becameTask.storeIfNil(downloadTask)
         run.withLock { $0.machine.becameDownload() }
-        core.hooks.dataTaskDidBecomeDownloadTask?(dataTask, downloadTask)
+        environment.hooks.dataTaskDidBecomeDownloadTask?(dataTask, downloadTask)
     }
 
     /// Picks the file the body goes to. A resumed download follows ``ResumeResponseRule``: it
@@ -396,7 +425,7 @@ final class TaskDelegate: Sendable {
         }
         progress.update(.download, total: expectedTotal, completed: offset)
         if let downloadTask = task as? DownloadTask {
-            core.hooks.downloadTaskDidResume?(downloadTask, offset, expectedTotal)
+            environment.hooks.downloadTaskDidResume?(downloadTask, offset, expectedTotal)
         }
     }
 
@@ -438,13 +467,13 @@ final class TaskDelegate: Sendable {
                 return snapshot.countOfBytesExpectedToReceive
             }
             sink?.write(buffer) { [self] paused in self.setReadingPaused(paused, by: .downloadFile) }
-            if let downloadTask = task as? DownloadTask, let hook = core.hooks.downloadTaskDidWriteData {
+            if let downloadTask = task as? DownloadTask, let hook = environment.hooks.downloadTaskDidWriteData {
                 hook(downloadTask, Int64(count), total, expected)
             }
         case .gather(let total):
             received = total
             snapshot.withLock { $0.countOfBytesReceived = total }
-            if let dataTask = task as? DataTask, let didReceiveData = core.hooks.dataTaskDidReceiveData {
+            if let dataTask = task as? DataTask, let didReceiveData = environment.hooks.dataTaskDidReceiveData {
                 didReceiveData(dataTask, Data(buffer.readableBytesView))
             }
         }
@@ -454,8 +483,8 @@ final class TaskDelegate: Sendable {
     /// The end of an exchange. The seam where a cache would see a response completed.
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
         snapshot.withLock { $0.metrics = metrics }
-        core.hooks.taskDidFinishCollectingMetrics?(task, metrics)
-        core.monitors.forEach { $0.task(task, didFinishCollecting: metrics) }
+        environment.hooks.taskDidFinishCollectingMetrics?(task, metrics)
+        environment.monitors.forEach { $0.task(task, didFinishCollecting: metrics) }
         let action = run.withLock { run in
             let action = run.machine.exchangeEnded(error: error)
             if case .sendNextHop = action {
@@ -468,7 +497,13 @@ final class TaskDelegate: Sendable {
         case .complete(let withResponse, let ending):
             complete(withResponse: withResponse, error: ending.map(reportedError), metrics: metrics)
         case .sendNextHop(let next):
-            startNextHop(next)
+            if mayHandleEventsInline {
+                // Maybe on the event loop, inside the engine's report of the last exchange: the
+                // next one starts from the task's queue instead (redirects and retries are rare).
+                callbacks.async { self.startNextHop(next) }
+            } else {
+                startNextHop(next)
+            }
         }
     }
 
@@ -477,7 +512,7 @@ final class TaskDelegate: Sendable {
         switch ending {
         case .error(let error): return error
         case .cancelled: return .cancelled(url: task.currentRequest?.url)
-        case .engine(let error): return core.courierError(error, url: task.currentRequest?.url)
+        case .engine(let error): return CourierError(error, url: task.currentRequest?.url)
         }
     }
 
@@ -504,7 +539,7 @@ final class TaskDelegate: Sendable {
             return true
         }
         if current.isReplayable { return true }
-        let fresh = core.hooks.taskNeedNewBodyStream?(task) ?? bodyFactory?()
+        let fresh = environment.hooks.taskNeedNewBodyStream?(task) ?? bodyFactory?()
         guard let fresh else { return false }
         run.withLock { $0.body = fresh }
         return true
@@ -526,7 +561,7 @@ final class TaskDelegate: Sendable {
             return answered(request, challenge: stale, answer: answer, isStaleRetry: true)
         }
         var disposition = ChallengeDisposition.performDefaultHandling
-        if let hook = core.hooks.taskDidReceiveChallenge {
+        if let hook = environment.hooks.taskDidReceiveChallenge {
             guard let failureResponse = response() else { return nil }
             let challenge = AuthenticationChallenge(
                 scheme: offered.scheme,
@@ -544,10 +579,10 @@ final class TaskDelegate: Sendable {
         case .useCredential(let given):
             (credential, chosen, isSessionCredential) = (given, offered, false)
         case .performDefaultHandling:
-            let allowed = ChallengeSelection.strongest(challenges, allowed: core.credentialSchemes)
+            let allowed = ChallengeSelection.strongest(challenges, allowed: environment.credentialSchemes)
             let applies = attempts.sessionCredentialApplies(
                 originalURL: task.originalRequest?.url, url: request.url, realm: allowed?.parameters["realm"])
-            (credential, chosen, isSessionCredential) = applies ? (core.credential, allowed, true) : (nil, nil, true)
+            (credential, chosen, isSessionCredential) = applies ? (environment.credential, allowed, true) : (nil, nil, true)
         case .rejectProtectionSpace:
             return nil
         case .cancel:
@@ -573,13 +608,13 @@ final class TaskDelegate: Sendable {
         let authorization: String?
         if answer.isDigest {
             guard let realm = challenge.parameters["realm"], let nonce = challenge.parameters["nonce"],
-                let count = core.digestAuthenticator.nextCount(origin: answer.scope.origin, realm: realm, nonce: nonce)
+                let count = environment.digestAuthenticator.nextCount(origin: answer.scope.origin, realm: realm, nonce: nonce)
             else { return nil }
             authorization = AuthenticationHeader.digest(
                 challenge, user: answer.user, password: answer.password, method: request.httpMethod ?? "GET",
                 uri: Self.requestTarget(of: request.url), nonceCount: count, clientNonce: AuthenticationHeader.makeClientNonce())
             if authorization != nil, answer.isSessionCredential {
-                core.digestAuthenticator.remember(challenge, for: answer.scope.origin)
+                environment.digestAuthenticator.remember(challenge, for: answer.scope.origin)
             }
         } else {
             authorization = AuthenticationHeader.basic(user: answer.user, password: answer.password)
@@ -598,9 +633,9 @@ final class TaskDelegate: Sendable {
     private func authorizedAheadOfTime(_ request: URLRequest) -> URLRequest {
         guard request.value(forHTTPHeaderField: "Authorization") == nil,
             let origin = CredentialScope.Origin(request.url), origin == CredentialScope.Origin(task.originalRequest?.url),
-            core.credentialSchemes.contains(.digest),
-            let challenge = core.digestAuthenticator.challenge(for: origin),
-            let credential = core.credential, let user = credential.user, let password = credential.password
+            environment.credentialSchemes.contains(.digest),
+            let challenge = environment.digestAuthenticator.challenge(for: origin),
+            let credential = environment.credential, let user = credential.user, let password = credential.password
         else { return request }
         let scope = CredentialScope(origin: origin, realm: challenge.parameters["realm"])
         let applies = run.withLock {
@@ -636,7 +671,7 @@ final class TaskDelegate: Sendable {
             // A head-only task (the `HTTPRequest` entry point) makes no `HTTPURLResponse` unless a
             // monitor or a download (AFN-shaped signatures) needs one.
             let needsResponse = withResponse
-                && (!self.deliversHeadOnly || !self.core.monitors.isEmpty || self.run.withLock { $0.machine.isDownload })
+                && (!self.deliversHeadOnly || !self.environment.monitors.isEmpty || self.run.withLock { $0.machine.isDownload })
             self.finish(response: needsResponse ? self.task.response : nil, data: data, sink: sink, error: error)
         }
         if let finisher {
@@ -650,7 +685,7 @@ final class TaskDelegate: Sendable {
     private func finish(response: HTTPURLResponse?, data: Data, sink: DownloadSink?, error transportError: (any Error)?) {
         var object: (any Sendable)?
         var error = transportError
-        let serializer = serializerOverride ?? core.responseSerializer
+        let serializer = serializerOverride ?? environment.responseSerializer
         var assetURL: URL?
         let (isDownload, alreadyComplete, resumeDataHandler) = run.withLock {
             ($0.machine.isDownload, $0.machine.downloadFile == .alreadyComplete, $0.resumeDataHandler)
@@ -690,18 +725,18 @@ final class TaskDelegate: Sendable {
         let finalError = error
         let deliver: @Sendable () -> Void = { [self] in
             // As in AFNetworking, the task leaves the manager before its completion runs.
-            self.core.unregister(self.task)
+            self.environment.registry.unregister(self.task)
             completion?(response, finalObject, finalError)
-            self.core.taskCompleted(
+            self.environment.taskCompleted(
                 self.task, response: response, data: sink == nil ? data : nil, object: finalObject, error: finalError,
                 serializer: serializer, assetURL: finalAssetURL)
         }
         if finisher != nil {
             deliver()  // the async shape: the completion only records the result
         } else {
-            let group = core.completionGroup
+            let group = environment.completionGroup
             group.enter()
-            core.completionQueue.async {
+            environment.completionQueue.async {
                 deliver()
                 group.leave()
             }
@@ -739,7 +774,7 @@ final class TaskDelegate: Sendable {
 
     private func moveDownload(_ downloadTask: DownloadTask, from temporary: URL, response: HTTPURLResponse) -> URL? {
         var destination: URL?
-        if let hook = core.hooks.downloadTaskDidFinishDownloading {
+        if let hook = environment.hooks.downloadTaskDidFinishDownloading {
             destination = hook(downloadTask, temporary)  // the manager-level block wins
         }
         if destination == nil, case .download(let taskDestination) = kind, let taskDestination {
@@ -747,19 +782,19 @@ final class TaskDelegate: Sendable {
         }
         guard let destination else { return temporary }
         if destination.standardizedFileURL.path == temporary.standardizedFileURL.path {
-            core.downloadMoved(downloadTask, to: destination)  // resumed in place: nothing to move
+            environment.downloadMoved(downloadTask, to: destination)  // resumed in place: nothing to move
             return destination
         }
         // Only a regular file is replaced (atomically, by rename); a directory, a symbolic link or
         // anything else at the destination is an error and nothing is deleted.
         do {
             try DownloadFileSystem.replace(destination, with: temporary)
-            core.downloadMoved(downloadTask, to: destination)
+            environment.downloadMoved(downloadTask, to: destination)
             return destination
         } catch {
             let failure = error as? CourierError
                 ?? CourierError.cannotMoveDownloadedFile(from: temporary, to: destination, reason: "\(error)")
-            core.downloadMoveFailed(downloadTask, error: failure)
+            environment.downloadMoveFailed(downloadTask, error: failure)
             return temporary
         }
     }

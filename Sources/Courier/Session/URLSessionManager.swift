@@ -23,34 +23,20 @@ import Synchronization
 /// Thread-safe: configure it and create tasks from any thread. `@unchecked Sendable` because
 /// it is subclassable (``HTTPSessionManager``); all mutable state is behind mutexes.
 public class URLSessionManager: @unchecked Sendable {
-    private struct Settings {
-        var responseSerializer: any ResponseSerializer = JSONResponseSerializer()
-        var completionQueue: DispatchQueue
-        var completionGroup: DispatchGroup
-        var credential: URLCredential?
-        var credentialSchemes = AuthenticationSchemes.all
-        var securityPolicy = SecurityPolicy.default
-        var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ServerTrustDisposition)?
-        var hooks = SessionHooks()
-        var monitors: [any SessionEventMonitor] = []
-    }
-
-    private struct Registry {
-        var tasks: [Int: SessionTask] = [:]
-        var nextIdentifier = 0
-        var engine: HTTPEngine?
-        var invalidated = false
-    }
-
     /// The configuration the manager was created with.
     public let configuration: SessionConfiguration
     /// Put in each task's ``SessionTask/taskDescription`` so that notifications can be filtered
     /// per manager (AFNetworking uses the manager's address; any unique tag serves).
     let managerTag = "courier.session-manager." + UUID().uuidString
     /// Digest nonce counts and challenges answered by ``credential``, across tasks.
-    let digestAuthenticator = DigestAuthenticator()
-    private let settings: Mutex<Settings>
-    private let registry = Mutex(Registry())
+    let digestAuthenticator: DigestAuthenticator
+    /// The settings that may change (serializer, queues, credential, policy, blocks, monitors),
+    /// shared with every task's environment.
+    private let settings: SessionSettingsStore
+    /// The tasks and the engine, shared with every task's environment.
+    private let registry: TaskRegistry
+    /// What each task runs with (see ``TaskEnvironment``): tasks reach the manager only through it.
+    let environment: TaskEnvironment
     /// AFN's processing queue, for work off the event loop that belongs to no single task.
     /// (A task's own events, callbacks and serializer run on its ``TaskCallbackQueue``.)
     let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing", attributes: .concurrent)
@@ -60,12 +46,19 @@ public class URLSessionManager: @unchecked Sendable {
     /// owned by the manager (a Linux process has no main run loop to drain `.main`).
     public init(configuration: SessionConfiguration = .default) {
         self.configuration = configuration
-        self.settings = Mutex(
-            Settings(
+        let settings = SessionSettingsStore(
+            SessionSettings(
                 completionQueue: DispatchQueue(label: "courier.session-manager.completion"),
                 completionGroup: Self.sharedCompletionGroup
             )
         )
+        let registry = TaskRegistry(configuration: configuration, settings: settings)
+        let digestAuthenticator = DigestAuthenticator()
+        self.settings = settings
+        self.registry = registry
+        self.digestAuthenticator = digestAuthenticator
+        self.environment = TaskEnvironment(
+            configuration: configuration, settings: settings, digestAuthenticator: digestAuthenticator, registry: registry)
     }
 
     // MARK: - Configuration
@@ -166,33 +159,7 @@ public class URLSessionManager: @unchecked Sendable {
     /// material (a trust root, the client identity) doesn't load: the task fails with it and
     /// nothing is sent, rather than going out without the verifier or identity.
     var engine: HTTPEngine {
-        get throws(CourierError) {
-            try registry.withLock { registry throws(CourierError) -> HTTPEngine in
-                if let engine = registry.engine { return engine }
-                let verifier = SessionTrustVerifier(
-                    tls: configuration.tls,
-                    policy: { [weak self] in self?.securityPolicy ?? .default },
-                    handler: { [weak self] in self?.settings.withLock { $0.serverTrustHandler } }
-                )
-                let engine: HTTPEngine
-                do {
-                    engine = try HTTPEngine(configuration: configuration.engineConfiguration(verifier: verifier))
-                } catch {
-                    throw Self.configurationError(error)
-                }
-                registry.engine = engine
-                return engine
-            }
-        }
-    }
-
-    /// The session error for an engine that could not be made from the configuration.
-    private static func configurationError(_ error: any Error) -> CourierError {
-        let prefix = "invalid TLS configuration: "
-        if case .tlsHandshakeFailed(let reason) = error as? EngineError {
-            return .invalidTLSConfiguration(reason: reason.hasPrefix(prefix) ? String(reason.dropFirst(prefix.count)) : reason)
-        }
-        return .invalidTLSConfiguration(reason: "\(error)")
+        get throws(CourierError) { try registry.engine }
     }
 
     /// Makes the next task use a new engine (a fresh connection pool); the old one shuts down
@@ -246,7 +213,7 @@ public class URLSessionManager: @unchecked Sendable {
             return (task, registry.invalidated)
         }
         task.taskDescription = managerTag
-        let delegate = TaskDelegate(kind: kind, task: task, body: body, core: self, setup: setup)
+        let delegate = TaskDelegate(kind: kind, task: task, body: body, environment: environment, setup: setup)
         task.delegateBox.withLock { $0 = delegate }
         if invalidated {
             // AFN: an invalidated session can't start tasks; the task fails when resumed.
@@ -378,20 +345,6 @@ public class URLSessionManager: @unchecked Sendable {
         return { response, object, error in handler(response, object as? URL, error) }
     }
 
-    /// Registers a download task that takes `dataTask`'s place (sharing its state), run by
-    /// `delegate`; `dataTask` leaves the task list.
-    func replace(_ dataTask: DataTask, withDownloadTaskRunBy delegate: TaskDelegate) -> DownloadTask {
-        let downloadTask: DownloadTask = registry.withLock { registry in
-            registry.nextIdentifier += 1
-            let task = DownloadTask(taskIdentifier: registry.nextIdentifier, sharingStateWith: dataTask)
-            registry.tasks.removeValue(forKey: dataTask.taskIdentifier)
-            if !registry.invalidated { registry.tasks[task.taskIdentifier] = task }
-            return task
-        }
-        downloadTask.delegateBox.withLock { $0 = delegate }
-        return downloadTask
-    }
-
     static func body(of request: URLRequest) -> RequestBody? {
         if let data = request.httpBody { return .data(data) }
         if let stream = request.httpBodyStream {
@@ -504,97 +457,5 @@ public class URLSessionManager: @unchecked Sendable {
     private func isAwaitingDelivery(_ task: SessionTask) -> Bool {
         guard registry.withLock({ $0.tasks[task.taskIdentifier] === task }) else { return false }
         return task.state == .completed || task.delegate?.hasStarted == true
-    }
-
-    // MARK: - Reporting (used by TaskDelegate)
-
-    func unregister(_ task: SessionTask) {
-        registry.withLock { _ = $0.tasks.removeValue(forKey: task.taskIdentifier) }
-    }
-
-    func taskDidResume(_ task: SessionTask) {
-        NotificationCenter.default.post(name: .courierTaskDidResume, object: task)
-        monitors.forEach { $0.taskDidResume(task) }
-    }
-
-    func taskDidSuspend(_ task: SessionTask) {
-        NotificationCenter.default.post(name: .courierTaskDidSuspend, object: task)
-        monitors.forEach { $0.taskDidSuspend(task) }
-    }
-
-    func taskCompleted(
-        _ task: SessionTask, response: HTTPURLResponse?, data: Data?, object: (any Sendable)?, error: (any Error)?,
-        serializer: any ResponseSerializer, assetURL: URL?
-    ) {
-        task.delegateBox.withLock { $0 = nil }
-        hooks.taskDidComplete?(task, error)
-        var userInfo: [String: Any] = [SessionNotificationKey.responseSerializer: serializer]
-        if let data, !(task is DownloadTask) { userInfo[SessionNotificationKey.responseData] = data }
-        if let assetURL { userInfo[SessionNotificationKey.assetPath] = assetURL }
-        if let object { userInfo[SessionNotificationKey.serializedResponse] = object }
-        if let error { userInfo[SessionNotificationKey.error] = error }
-        if let metrics = task.metrics { userInfo[SessionNotificationKey.metrics] = metrics }
-        NotificationCenter.default.post(name: .courierTaskDidComplete, object: task, userInfo: userInfo)
-        monitors.forEach { $0.taskDidComplete(task, response: response, responseObject: object, error: error) }
-    }
-
-    func downloadMoved(_ task: DownloadTask, to url: URL) {
-        NotificationCenter.default.post(name: .courierDownloadTaskDidMoveFileSuccessfully, object: task)
-        monitors.forEach { $0.downloadTask(task, didMoveFileTo: url) }
-    }
-
-    func downloadMoveFailed(_ task: DownloadTask, error: CourierError) {
-        NotificationCenter.default.post(
-            name: .courierDownloadTaskDidFailToMoveFile, object: task, userInfo: [SessionNotificationKey.error: error])
-        monitors.forEach { $0.downloadTask(task, didFailToMoveFileWith: error) }
-    }
-
-    // MARK: - Engine glue
-
-    func engineRequest(for request: URLRequest, body: RequestBody?) throws -> EngineRequest {
-        guard let url = request.url else {
-            throw CourierError.requestSerializationFailed(.invalidURL(""))
-        }
-        var headers = HTTPHeaders()
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            headers.add(name: name, value: value)
-        }
-        for (name, value) in configuration.httpAdditionalHeaders where !headers.contains(name: name) {
-            headers.add(name: name, value: value)
-        }
-        if let jar = configuration.cookieJar, request.httpShouldHandleCookies, !headers.contains(name: "cookie"),
-            let cookie = jar.cookieHeader(for: url)
-        {
-            headers.add(name: "Cookie", value: cookie)
-        }
-        // `URLRequest.timeoutInterval` defaults to 60 s, so a request that kept the default
-        // follows the configuration's `timeoutIntervalForRequest`; any other value wins.
-        let requested = request.timeoutInterval
-        let idle = requested > 0 && requested != Self.urlRequestDefaultTimeout ? requested : configuration.timeoutIntervalForRequest
-        return EngineRequest(
-            method: request.httpMethod ?? "GET",
-            url: url,
-            headers: headers,
-            body: body,
-            idleTimeout: .nanoseconds(Int64(idle * 1_000_000_000)),
-            deadline: NIODeadline.now()
-                + TimeAmount.nanoseconds(Int64(min(configuration.timeoutIntervalForResource, 1e9) * 1_000_000_000))
-        )
-    }
-
-    private static let urlRequestDefaultTimeout: TimeInterval = 60
-
-    /// Stores the cookies a response sets (each `Set-Cookie` field on its own: their dates hold
-    /// commas) in the configuration's jar, when it has one and the request handles cookies. The
-    /// jar's rules decide what is kept; it does no I/O, so this is cheap on an event loop.
-    func storeCookies(from headers: HTTPHeaders, for request: URLRequest, url: URL) {
-        guard let jar = configuration.cookieJar, request.httpShouldHandleCookies else { return }
-        let fields = headers["set-cookie"]
-        guard !fields.isEmpty else { return }
-        jar.storeCookies(fromSetCookieFields: fields, for: url)
-    }
-
-    func courierError(_ error: EngineError, url: URL?) -> CourierError {
-        CourierError(error, url: url)
     }
 }

@@ -1,0 +1,103 @@
+import CourierEngine
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOHTTP1
+
+/// What a task runs with, captured from its manager when the task is registered: the
+/// configuration (limits, cookie jar, extra headers, timeouts), the manager's live settings
+/// (blocks, monitors, serializer, queues, credential: read when used, so a block set after the
+/// task was made still applies, as before), the Digest state, and the task registry (the
+/// engine, leaving the task list, a data task becoming a download task). ``TaskDelegate``
+/// reaches its manager through this and nothing else; the manager itself is not held.
+///
+/// Made once per manager; each task holds a reference (one retain per task).
+final class TaskEnvironment: Sendable {
+    /// The manager's configuration.
+    let configuration: SessionConfiguration
+    /// The manager's settings, read when used.
+    let settings: SessionSettingsStore
+    /// Digest nonce counts and challenges answered by the session credential, across tasks.
+    let digestAuthenticator: DigestAuthenticator
+    /// The manager's tasks and engine.
+    let registry: TaskRegistry
+
+    init(configuration: SessionConfiguration, settings: SessionSettingsStore, digestAuthenticator: DigestAuthenticator, registry: TaskRegistry) {
+        self.configuration = configuration
+        self.settings = settings
+        self.digestAuthenticator = digestAuthenticator
+        self.registry = registry
+    }
+
+    /// The engine: made on first use, and made again after a security-policy change (so it is
+    /// asked for when a request is sent, not kept).
+    /// - Throws: ``CourierError/invalidTLSConfiguration(reason:)``.
+    var engine: HTTPEngine {
+        get throws(CourierError) { try registry.engine }
+    }
+
+    // MARK: - Settings, read when used
+
+    var hooks: SessionHooks { settings.withLock { $0.hooks } }
+    var monitors: [any SessionEventMonitor] { settings.withLock { $0.monitors } }
+    var responseSerializer: any ResponseSerializer { settings.withLock { $0.responseSerializer } }
+    var completionQueue: DispatchQueue { settings.withLock { $0.completionQueue } }
+    var completionGroup: DispatchGroup { settings.withLock { $0.completionGroup } }
+    /// The session credential (``URLSessionManager/credential``).
+    var credential: URLCredential? { settings.withLock { $0.credential } }
+    /// The schemes it may answer (``URLSessionManager/credentialSchemes``).
+    var credentialSchemes: AuthenticationSchemes { settings.withLock { $0.credentialSchemes } }
+
+    // MARK: - Cookies
+
+    /// Stores the cookies a response sets (each `Set-Cookie` field on its own: their dates hold
+    /// commas) in the configuration's jar, when it has one and the request handles cookies. The
+    /// jar's rules decide what is kept; it does no I/O, so this is cheap on an event loop.
+    func storeCookies(from headers: HTTPHeaders, for request: URLRequest, url: URL) {
+        guard let jar = configuration.cookieJar, request.httpShouldHandleCookies else { return }
+        let fields = headers["set-cookie"]
+        guard !fields.isEmpty else { return }
+        jar.storeCookies(fromSetCookieFields: fields, for: url)
+    }
+
+    // MARK: - Reporting (notifications, monitors, manager-level blocks)
+
+    func taskDidResume(_ task: SessionTask) {
+        NotificationCenter.default.post(name: .courierTaskDidResume, object: task)
+        monitors.forEach { $0.taskDidResume(task) }
+    }
+
+    func taskDidSuspend(_ task: SessionTask) {
+        NotificationCenter.default.post(name: .courierTaskDidSuspend, object: task)
+        monitors.forEach { $0.taskDidSuspend(task) }
+    }
+
+    func taskCompleted(
+        _ task: SessionTask, response: HTTPURLResponse?, data: Data?, object: (any Sendable)?, error: (any Error)?,
+        serializer: any ResponseSerializer, assetURL: URL?
+    ) {
+        task.delegateBox.withLock { $0 = nil }
+        hooks.taskDidComplete?(task, error)
+        var userInfo: [String: Any] = [SessionNotificationKey.responseSerializer: serializer]
+        if let data, !(task is DownloadTask) { userInfo[SessionNotificationKey.responseData] = data }
+        if let assetURL { userInfo[SessionNotificationKey.assetPath] = assetURL }
+        if let object { userInfo[SessionNotificationKey.serializedResponse] = object }
+        if let error { userInfo[SessionNotificationKey.error] = error }
+        if let metrics = task.metrics { userInfo[SessionNotificationKey.metrics] = metrics }
+        NotificationCenter.default.post(name: .courierTaskDidComplete, object: task, userInfo: userInfo)
+        monitors.forEach { $0.taskDidComplete(task, response: response, responseObject: object, error: error) }
+    }
+
+    func downloadMoved(_ task: DownloadTask, to url: URL) {
+        NotificationCenter.default.post(name: .courierDownloadTaskDidMoveFileSuccessfully, object: task)
+        monitors.forEach { $0.downloadTask(task, didMoveFileTo: url) }
+    }
+
+    func downloadMoveFailed(_ task: DownloadTask, error: CourierError) {
+        NotificationCenter.default.post(
+            name: .courierDownloadTaskDidFailToMoveFile, object: task, userInfo: [SessionNotificationKey.error: error])
+        monitors.forEach { $0.downloadTask(task, didFailToMoveFileWith: error) }
+    }
+}
