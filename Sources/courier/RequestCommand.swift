@@ -124,9 +124,15 @@ struct RequestCommand: AsyncParsableCommand {
             let (login, prompted) = try credentials(host: url?.host, stored: session?.contents.auth)
             let effectiveAuthType = auth == nil ? session?.contents.auth?.type ?? authType : authType
             var builder = try makeBuilder(parsed, basicAuth: effectiveAuthType == "basic" ? login : nil)
-            builder.rawBody = try rawBody()
+            let stdinFile = more.raw == nil ? StandardInputBody.regularFileAtStart(ignored: more.ignoreStdin) : nil
+            builder.rawBody = stdinFile == nil ? try rawBody() : (Data(), "stdin")
             builder.defaultHeaders = session?.contents.headers.map { ($0.name, $0.value) } ?? []
             var prepared = try builder.build()
+            if let stdinFile {
+                // `< file`: streamed from the file like @file, never read whole.
+                prepared.urlRequest.httpBody = nil
+                prepared.bodyFile = stdinFile
+            }
             try compressBody(&prepared)
             url = prepared.urlRequest.url
             if more.offline {

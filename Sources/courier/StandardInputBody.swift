@@ -39,6 +39,24 @@ enum StandardInputBody {
             + (source == "stdin" ? "use -I/--ignore-stdin to leave stdin unread, or drop the data items" : "drop one of them")
     }
 
+    /// `courier URL < file`: the file behind stdin (its own path) and its length, so it can be
+    /// streamed like an `@file` body, when stdin is a regular file read from its start and not
+    /// ignored; nil otherwise (a pipe is read with ``read()``).
+    static func regularFileAtStart(ignored: Bool) -> (url: URL, length: Int64)? {
+        guard !ignored, currentKind() == .regularFile else { return nil }
+        var status = stat()
+        guard fstat(STDIN_FILENO, &status) == 0, lseek(STDIN_FILENO, 0, SEEK_CUR) == 0,
+            let resolved = realpath("/proc/self/fd/0", nil)
+        else { return nil }
+        defer { free(resolved) }
+        // The file's own path (a length read from the /dev/stdin link would be the link's).
+        let path = String(cString: resolved)
+        var check = stat()
+        guard path.hasPrefix("/"), stat(path, &check) == 0, check.st_ino == status.st_ino, check.st_dev == status.st_dev
+        else { return nil }
+        return (URL(fileURLWithPath: path), Int64(status.st_size))
+    }
+
     /// Reads standard input to its end.
     /// - Throws: ``RequestBuildError`` when it can't be read.
     static func read() throws -> Data {

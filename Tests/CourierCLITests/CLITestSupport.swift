@@ -17,8 +17,12 @@ enum CourierBinary {
 }
 
 extension CourierBinary {
-    /// The `courier-https` product built beside `courier`.
+    /// The `courier-https` product in the build products (it runs the `courier` beside it, so
+    /// `$COURIER_BINARY` does not change what it runs).
     static var httpsURL: URL {
-        url.deletingLastPathComponent().appendingPathComponent("courier-https")
+        let products = Bundle.main.bundleURL
+        let candidate = products.appendingPathComponent("courier-https")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        return products.deletingLastPathComponent().appendingPathComponent("courier-https")
     }
 }
