@@ -37,6 +37,15 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // The HTTP cache (issue 13): a cached small GET, memory and disk, against the network.
+        .executableTarget(
+            name: "courier-cache-bench",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierEngine", package: "Courier"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         // The serializers alone, no network: query strings, JSON parsing, multipart framing.
         .executableTarget(
             name: "courier-serializer-bench",
