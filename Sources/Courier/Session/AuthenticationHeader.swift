@@ -82,6 +82,14 @@ enum AuthenticationHeader {
         return "Digest " + fields.joined(separator: ", ")
     }
 
+    /// The request target a Digest answer names in `uri`: the URL's percent-encoded path
+    /// ("/" when empty) and query, as the request line sends them; "/" without a URL.
+    static func requestTarget(of url: URL?) -> String {
+        guard let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "/" }
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        return components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+    }
+
     /// A fresh client nonce: 16 random bytes in hex.
     static func makeClientNonce() -> String {
         var generator = SystemRandomNumberGenerator()

@@ -529,20 +529,23 @@ final class TaskDelegate: Sendable {
         send(authorizedAheadOfTime(next))
     }
 
-    /// Makes sure the body can be sent again: bytes and files replay; a stream comes from the
-    /// need-new-body-stream block, else from the task's own factory (multipart forms). A
-    /// redirect that changed the method (POST → GET) sends no body. False: nothing to send.
+    /// Makes sure the body can be sent again (see ``BodyReplayRule``): a fresh stream comes
+    /// from the need-new-body-stream block, else from the task's own factory (multipart forms).
+    /// False: nothing to send.
     private func prepareBodyForNextHop(_ next: URLRequest, previousMethod: String) -> Bool {
         guard let current = run.withLock({ $0.body }) else { return true }
-        if (next.httpMethod ?? "GET").uppercased() != previousMethod.uppercased() {
+        switch BodyReplayRule.decide(previousMethod: previousMethod, nextMethod: next.httpMethod, isReplayable: current.isReplayable) {
+        case .drop:
             run.withLock { $0.body = nil }
             return true
+        case .keep:
+            return true
+        case .needsFreshBody:
+            let fresh = environment.hooks.taskNeedNewBodyStream?(task) ?? bodyFactory?()
+            guard let fresh else { return false }
+            run.withLock { $0.body = fresh }
+            return true
         }
-        if current.isReplayable { return true }
-        let fresh = environment.hooks.taskNeedNewBodyStream?(task) ?? bodyFactory?()
-        guard let fresh else { return false }
-        run.withLock { $0.body = fresh }
-        return true
     }
 
     // MARK: - Authentication
@@ -612,7 +615,7 @@ final class TaskDelegate: Sendable {
             else { return nil }
             authorization = AuthenticationHeader.digest(
                 challenge, user: answer.user, password: answer.password, method: request.httpMethod ?? "GET",
-                uri: Self.requestTarget(of: request.url), nonceCount: count, clientNonce: AuthenticationHeader.makeClientNonce())
+                uri: AuthenticationHeader.requestTarget(of: request.url), nonceCount: count, clientNonce: AuthenticationHeader.makeClientNonce())
             if authorization != nil, answer.isSessionCredential {
                 environment.digestAuthenticator.remember(challenge, for: answer.scope.origin)
             }
@@ -646,12 +649,6 @@ final class TaskDelegate: Sendable {
         let answer = AuthenticationAttempts.Answer(
             scope: scope, isDigest: true, user: user, password: password, isSessionCredential: true)
         return answered(request, challenge: challenge, answer: answer, isStaleRetry: false, aheadOfTime: true) ?? request
-    }
-
-    private static func requestTarget(of url: URL?) -> String {
-        guard let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "/" }
-        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        return components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
     }
 
     // MARK: - Completion
@@ -743,28 +740,15 @@ final class TaskDelegate: Sendable {
         }
     }
 
-    /// A download that ended early: keeps the file and describes how to resume it when asked
-    /// to (or when the transfer failed) and the server sent the resource itself (200 or 206)
-    /// without a content coding (a decoded body's bytes are not the ranges' bytes); otherwise
-    /// removes a temporary file. The caller's partial file is never removed.
+    /// A download that ended early: keeps the file with its resume data when
+    /// ``PartialDownloadRule`` says so; otherwise removes a temporary file. The caller's
+    /// partial file is never removed.
     private func partialDownload(at file: URL, sink: DownloadSink, response: HTTPURLResponse?, keep: Bool) -> DownloadResumeData? {
-        let contentCoded = ResumeResponseRule.isContentCoded(response?.value(forHTTPHeaderField: "Content-Encoding"))
-        let usable = keep && !contentCoded && (response?.statusCode == 200 || response?.statusCode == 206)
-        if usable, let response, sink.bytesWritten > 0 || sink.isCallersFile, let original = task.originalRequest {
-            var request = resumeData?.request ?? original
-            request.setValue(nil, forHTTPHeaderField: "Range")
-            request.setValue(nil, forHTTPHeaderField: "If-Range")
-            let validator = DownloadResumeData.validator(of: response) ?? resumeData?.validator
-            let total = ResumeResponseRule.completeLength(
-                status: response.statusCode, contentRange: response.value(forHTTPHeaderField: "Content-Range"),
-                contentLength: response.value(forHTTPHeaderField: "Content-Length"), contentCoded: contentCoded)
-            return DownloadResumeData(
-                request: request, partialFileURL: file, validator: validator,
-                allowsResumeWithoutValidator: resumeData?.allowsResumeWithoutValidator ?? false,
-                totalLength: total ?? resumeData?.totalLength)
-        }
-        if !sink.isCallersFile { try? FileManager.default.removeItem(at: file) }
-        return nil
+        let produced = PartialDownloadRule.resumeData(
+            for: file, response: response, keep: keep, wroteBytes: sink.bytesWritten > 0, isCallersFile: sink.isCallersFile,
+            originalRequest: task.originalRequest, previous: resumeData)
+        if produced == nil, !sink.isCallersFile { try? FileManager.default.removeItem(at: file) }
+        return produced
     }
 
     private static func isCancellation(_ error: (any Error)?) -> Bool {
