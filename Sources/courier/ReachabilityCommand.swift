@@ -53,8 +53,9 @@ struct ReachabilityCommand: AsyncParsableCommand {
         if watch {
             let signals = Self.exitOnSignals()
             manager.startMonitoring()
-            withExtendedLifetime(signals) {}
-            while true { try await Task.sleep(for: .seconds(3600)) }
+            // Until a signal ends the process (the loop reads `signals`, which keeps the signal
+            // sources alive).
+            while !signals.isEmpty { try await Task.sleep(for: .seconds(3600)) }
         }
         manager.startMonitoring()
         let status = await first.value(within: Self.firstStatusBound)

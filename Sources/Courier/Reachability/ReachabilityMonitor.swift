@@ -38,7 +38,8 @@ final class ReachabilityMonitor: Sendable {
     }
 
     /// What the thread failed at when it could not start (a namespace it could not enter, a
-    /// socket it could not open); its watches then stay unknown. For tests and diagnostics.
+    /// socket it could not open) or had to stop watching (poll failed); its watches then keep
+    /// their last status. For tests and diagnostics.
     static let lastStartFailure = Mutex<String?>(nil)
 
     /// How many monitor threads are running now (tests check that none is left behind).
@@ -165,7 +166,11 @@ final class ReachabilityMonitor: Sendable {
                 pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             let ready = poll(&descriptors, 2, timeout)
-            if ready < 0 && errno != EINTR { return }
+            if ready < 0 && errno != EINTR {
+                Self.lastStartFailure.withLock { $0 = "poll failed: \(String(cString: strerror(errno)))" }
+                waitUntilStopped()
+                return
+            }
             if descriptors[0].revents != 0 { drainPipe() }
             let (isStopping, urgent) = shared.withLock { shared -> (Bool, [ReachabilityWatch]) in
                 defer { shared.urgent.removeAll() }
@@ -208,6 +213,8 @@ final class ReachabilityMonitor: Sendable {
         var relevant = false
         while true {
             let received: RouteNetlinkSocket.Received
+            // An error other than a lost-events overrun (none is known to happen on netlink): read
+            // the state afresh, as after an overrun, and wait for the next wake-up.
             do { received = try socket.receive(blocking: false) } catch { return true }
             switch received {
             case .wouldBlock: return relevant
