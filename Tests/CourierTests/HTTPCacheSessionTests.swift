@@ -267,4 +267,39 @@ struct HTTPCacheSessionTests {
             #expect(server.requestsReceived(forPath: "/cache/60") == 1)
         }
     }
+
+    /// Download tasks use the cache too, and a large stored body is read back from its file (in
+    /// chunks) for a 304 and for a hit.
+    @Test func downloadTasksAndLargeBodiesComeFromDisk() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServer.withRunning { server in
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 64 << 20, directory: directory)
+            let manager = Self.manager(cache)
+            let url = server.sessionURL("/cached/big?cc=max-age=0&etag=big&size=5000000")
+            func download() async throws -> (Data, SessionTask) {
+                let destination = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-dl-\(UUID().uuidString)")
+                defer { try? FileManager.default.removeItem(at: destination) }
+                let recorder = CompletionRecorder()
+                let task = manager.downloadTask(
+                    with: URLRequest(url: url), destination: { _, _ in destination },
+                    completionHandler: { response, file, error in recorder.handler(response, file, error) })
+                task.resume()
+                await recorder.wait()
+                #expect(recorder.first?.error == nil, "\(String(describing: recorder.first?.error))")
+                return (try Data(contentsOf: destination), task)
+            }
+            let (first, firstTask) = try await download()
+            let (second, secondTask) = try await download()
+            #expect(first.count > 5_000_000 && second == first)
+            #expect(firstTask.metrics?.revalidatedFromCache == false)
+            #expect(secondTask.metrics?.revalidatedFromCache == true)
+            #expect(server.requestsReceived(forPath: "/cached/big") == 2)
+            let hit = await Self.fetch(manager, url, policy: .returnCacheDataElseLoad)
+            #expect(hit.metrics?.resourceFetchType == .localCache)
+            #expect((hit.json?["padding"] as? String)?.count == 5_000_000)
+            #expect(server.requestsReceived(forPath: "/cached/big") == 2)
+            #expect(cache.currentMemoryUsage == 0 && cache.currentDiskUsage > 5_000_000)
+        }
+    }
 }
