@@ -1,7 +1,11 @@
 import CompressNIO
 import CourierEngine
+import Dispatch
 import Foundation
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `-x/--compress` and `--chunked`: how the request body goes on the wire.
 enum OutgoingBody {
@@ -28,6 +32,40 @@ enum OutgoingBody {
                 let end = min(offset + (64 << 10), data.count)
                 try await writer.write(ByteBuffer(bytes: data[offset..<end]))
                 offset = end
+            }
+        }
+    }
+
+    /// Standard input sent with `Transfer-Encoding: chunked` as it is read: each read's bytes
+    /// (up to 64 KiB) are a chunk, so a slow producer's data goes out as it comes. The blocking
+    /// reads run on a Dispatch thread, not on the cooperative pool.
+    static func chunkedStandardInput() -> RequestBody {
+        .stream(length: nil) { writer in
+            while let piece = try await readStandardInput() {
+                try await writer.write(ByteBuffer(bytes: piece))
+            }
+        }
+    }
+
+    /// The next bytes on stdin, or nil at its end.
+    private static func readStandardInput() async throws -> Data? {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+            DispatchQueue.global().async {
+                var buffer = [UInt8](repeating: 0, count: 64 << 10)
+                while true {
+                    let count = read(STDIN_FILENO, &buffer, buffer.count)
+                    if count > 0 {
+                        continuation.resume(returning: Data(buffer[0..<count]))
+                    } else if count == 0 {
+                        continuation.resume(returning: nil)
+                    } else if errno == EINTR {
+                        continue
+                    } else {
+                        continuation.resume(
+                            throwing: RequestBuildError(description: "cannot read the body from stdin: \(String(cString: strerror(errno)))"))
+                    }
+                    return
+                }
             }
         }
     }

@@ -18,6 +18,8 @@ struct PreparedRequest {
     var multipart: MultipartRequest?
     /// `@file`: the file the body is streamed from (never read into memory), and its length.
     var bodyFile: (url: URL, length: Int64)?
+    /// `--chunked` with a piped stdin: the body is read from stdin while it is sent.
+    var streamsStandardInput = false
 }
 
 /// A request that can't be built from the command line; `courier` exits with status 2.

@@ -125,13 +125,21 @@ struct RequestCommand: AsyncParsableCommand {
             let effectiveAuthType = auth == nil ? session?.contents.auth?.type ?? authType : authType
             var builder = try makeBuilder(parsed, basicAuth: effectiveAuthType == "basic" ? login : nil)
             let stdinFile = more.raw == nil ? StandardInputBody.regularFileAtStart(ignored: more.ignoreStdin) : nil
-            builder.rawBody = stdinFile == nil ? try rawBody() : (Data(), "stdin")
+            // --chunked with a pipe: stdin is sent as it is read (bounded memory), unless -x needs it whole.
+            let streamsPipe =
+                more.chunked && more.compress == 0 && more.raw == nil && !more.ignoreStdin
+                && StandardInputBody.currentKind() == .pipe
+            builder.rawBody = stdinFile == nil && !streamsPipe ? try rawBody() : (Data(), "stdin")
             builder.defaultHeaders = session?.contents.headers.map { ($0.name, $0.value) } ?? []
             var prepared = try builder.build()
             if let stdinFile {
                 // `< file`: streamed from the file like @file, never read whole.
                 prepared.urlRequest.httpBody = nil
                 prepared.bodyFile = stdinFile
+            }
+            if streamsPipe {
+                prepared.urlRequest.httpBody = nil
+                prepared.streamsStandardInput = true
             }
             try compressBody(&prepared)
             url = prepared.urlRequest.url
@@ -266,6 +274,7 @@ struct RequestCommand: AsyncParsableCommand {
     /// `--chunked`: the body as a stream of unknown length, so it goes out chunked.
     private func chunkedBody(_ prepared: PreparedRequest) -> RequestBody? {
         guard more.chunked else { return nil }
+        if prepared.streamsStandardInput { return OutgoingBody.chunkedStandardInput() }
         if let file = prepared.bodyFile { return OutgoingBody.chunked(file: file.url) }
         return prepared.urlRequest.httpBody.map { OutgoingBody.chunked($0) }
     }
@@ -446,7 +455,9 @@ struct RequestCommand: AsyncParsableCommand {
 
     private func printRequest(_ prepared: PreparedRequest, printer: ExchangePrinter) async throws {
         var out = Data()
-        let chunked = more.chunked && prepared.multipart == nil && (prepared.bodyFile != nil || prepared.urlRequest.httpBody != nil)
+        let chunked =
+            more.chunked && prepared.multipart == nil
+            && (prepared.bodyFile != nil || prepared.urlRequest.httpBody != nil || prepared.streamsStandardInput)
         let bodyLength =
             chunked
             ? nil

@@ -62,6 +62,20 @@ struct StdinCLITests {
         }
     }
 
+    @Test func chunkedSendsAPipedBodyAsItIsRead() async throws {
+        try await TestServer.withRunning { server in
+            let body = Data(String(repeating: "0123456789", count: 30_000).utf8)
+            let run = try await CourierProcess.run(
+                ["--chunked", server.baseURL.absoluteString + "/anything"], stdin: .pipe(body))
+            #expect(run.status == 0, "\(run)")
+            let echo = try run.json()
+            let headers = try #require(echo["headers"] as? [String: Any])
+            #expect(headers["Transfer-Encoding"] as? String == "chunked", "\(headers)")
+            #expect((echo["data"] as? String)?.utf8.count == body.count)
+            #expect(echo["method"] as? String == "POST")
+        }
+    }
+
     @Test func aPipedBodyWithDataItemsIsExit2AndSendsNothing() async throws {
         try await TestServer.withRunning { server in
             let url = server.baseURL.absoluteString + "/anything"
