@@ -8,16 +8,20 @@ import Synchronization
 /// queue, its flags handed over as they are (``NetworkReachabilityManager/ReachabilityFlags``
 /// has `SCNetworkReachabilityFlags`'s raw values). As AFNetworking does, the current flags are
 /// also read once at the start, off the caller's thread.
-// @unchecked: `reachability` is only scheduled and unscheduled (thread-safe SC calls); the rest
-// is immutable or in a Mutex.
+///
+/// `@unchecked Sendable`: `reachability` is only scheduled and unscheduled (SC's calls are
+/// thread-safe); everything else is immutable or in a Mutex.
 final class SystemConfigurationReachability: ReachabilityObservation, @unchecked Sendable {
     private let reachability: SCNetworkReachability?
-    private let queue = DispatchQueue(label: "courier.reachability.systemconfiguration")
+    private let queue: DispatchQueue
+    private static let queueKey = DispatchSpecificKey<Bool>()
     private let report: @Sendable (ReachabilitySnapshot) -> Void
     private let isCancelled = Mutex(false)
 
     init(target: ReachabilityTarget, report: @escaping @Sendable (ReachabilitySnapshot) -> Void) {
         self.report = report
+        queue = DispatchQueue(label: "courier.reachability.systemconfiguration")
+        queue.setSpecific(key: Self.queueKey, value: true)
         reachability = Self.makeReachability(for: target)
         guard let reachability else {
             report(.notReachable)
@@ -30,10 +34,12 @@ final class SystemConfigurationReachability: ReachabilityObservation, @unchecked
             reachability,
             { _, flags, info in
                 guard let info else { return }
-                Unmanaged<SystemConfigurationReachability>.fromOpaque(info).takeUnretainedValue().deliver(flags)
+                let observation = Unmanaged<SystemConfigurationReachability>.fromOpaque(info).takeUnretainedValue()
+                observation.deliver(flags)
             }, &context)
         SCNetworkReachabilitySetDispatchQueue(reachability, queue)
         queue.async { [self] in
+            guard let reachability = self.reachability else { return }
             var flags = SCNetworkReachabilityFlags()
             if SCNetworkReachabilityGetFlags(reachability, &flags) { deliver(flags) }
         }
@@ -49,7 +55,9 @@ final class SystemConfigurationReachability: ReachabilityObservation, @unchecked
         guard first, let reachability else { return }
         SCNetworkReachabilitySetCallback(reachability, nil, nil)
         SCNetworkReachabilitySetDispatchQueue(reachability, nil)
-        queue.sync {}  // a callback already running finishes before cancel returns
+        // A callback already running finishes before cancel returns (unless this is that
+        // callback: the manager released from its own delivery).
+        if DispatchQueue.getSpecific(key: Self.queueKey) == nil { queue.sync {} }
     }
 
     deinit { cancel() }
