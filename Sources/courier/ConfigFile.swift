@@ -4,8 +4,12 @@ import Foundation
 /// ["--verify=no", ...]}` are put before the options typed, so a typed option wins (the last
 /// value of an option is the one used).
 enum ConfigFile {
-    /// `$XDG_CONFIG_HOME/courier`, else `~/.config/courier`.
+    /// `$COURIER_CONFIG_DIR` (HTTPie's `$HTTPIE_CONFIG_DIR`), else `$XDG_CONFIG_HOME/courier`,
+    /// else `~/.config/courier`.
     static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let explicit = environment["COURIER_CONFIG_DIR"], !explicit.isEmpty {
+            return URL(fileURLWithPath: explicit)
+        }
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg).appendingPathComponent("courier")
         }

@@ -281,14 +281,16 @@ struct RequestCommand: AsyncParsableCommand {
 
     // MARK: - Sessions
 
-    /// `--session` / `--session-read-only`: the file and what it holds.
+    /// `--session` / `--session-read-only`: the file and what it holds. A read-only session is
+    /// created when its file does not exist yet (as HTTPie does), and never updated after.
     private func openSession(url: URL?) throws -> (file: URL, contents: SessionFile, readOnly: Bool)? {
         if more.session != nil && more.sessionReadOnly != nil {
             throw RequestBuildError(description: "choose one of --session and --session-read-only")
         }
         guard let name = more.session ?? more.sessionReadOnly, let url else { return nil }
         let file = try SessionFile.location(name, url: url, configDirectory: ConfigFile.directory())
-        return (file, try SessionFile.load(from: file), more.sessionReadOnly != nil)
+        let exists = FileManager.default.fileExists(atPath: file.path)
+        return (file, try SessionFile.load(from: file), more.sessionReadOnly != nil && exists)
     }
 
     /// Records this run's headers, credentials and cookies in the session (not a read-only one).

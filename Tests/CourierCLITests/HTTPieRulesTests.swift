@@ -60,6 +60,12 @@ struct HTTPieRulesTests {
         #expect(String(decoding: lines.finish(), as: UTF8.self) == "[")
     }
 
+    @Test func configDirectoryFollowsTheEnvironment() {
+        #expect(ConfigFile.directory(environment: ["COURIER_CONFIG_DIR": "/c", "XDG_CONFIG_HOME": "/x"]).path == "/c")
+        #expect(ConfigFile.directory(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]).path == "/x/courier")
+        #expect(ConfigFile.directory(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]).path == "/h/.config/courier")
+    }
+
     @Test func pemBlocksAreReadInOrder() {
         let pem = "junk\n-----BEGIN CERTIFICATE-----\nAQID\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nBAU=\n-----END PRIVATE KEY-----\n"
         #expect(ClientCertificate.pemBlocks(pem) == [

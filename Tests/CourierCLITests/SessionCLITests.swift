@@ -68,10 +68,13 @@ struct SessionCLITests {
             #expect(try Data(contentsOf: file) == before)
             let check = try await CourierProcess.run(["--session-read-only", "s", base + "/cookies"], environment: env)
             #expect(try check.json()["cookies"] as? [String: String] == ["a": "1"], "\(check)")
-            let missing = try await CourierProcess.run(["--session-read-only", "nobody", base + "/get"], environment: env)
-            #expect(missing.status == 0, "a read-only session that does not exist starts empty: \(missing)")
-            #expect(!FileManager.default.fileExists(
-                atPath: config.appendingPathComponent("courier/sessions/127.0.0.1_\(server.port)/nobody.json").path))
+            // A read-only session that does not exist yet is created (HTTPie), then left alone.
+            let created = config.appendingPathComponent("courier/sessions/127.0.0.1_\(server.port)/new.json")
+            let missing = try await CourierProcess.run(["--session-read-only", "new", base + "/get", "X-A:orig"], environment: env)
+            #expect(missing.status == 0, "\(missing)")
+            #expect(try String(contentsOf: created, encoding: .utf8).contains("orig"))
+            _ = try await CourierProcess.run(["--session-read-only", "new", base + "/get", "X-A:changed"], environment: env)
+            #expect(try !String(contentsOf: created, encoding: .utf8).contains("changed"))
         }
     }
 
