@@ -1,3 +1,4 @@
+#if os(Linux)  // network namespaces, rtnetlink and ip(8) are Linux's
 import Dispatch
 import Foundation
 import Synchronization
@@ -219,3 +220,4 @@ final class NamespacedChild: Sendable {
         return process.terminationStatus
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // network namespaces, rtnetlink and ip(8) are Linux's
 @testable import Courier
 import Dispatch
 import Foundation
@@ -202,3 +203,4 @@ final class ReachabilityHeard: Sendable {
     var lines: [String] { storage.withLock { $0 } }
     func append(_ line: String) { storage.withLock { $0.append(line) } }
 }
+#endif

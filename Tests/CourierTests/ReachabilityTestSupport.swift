@@ -1,3 +1,4 @@
+#if os(Linux)  // network namespaces, rtnetlink and ip(8) are Linux's
 @testable import Courier
 import Dispatch
 import Foundation
@@ -182,3 +183,4 @@ func threadsNamed(_ name: String) -> Int {
         return comm.trimmingCharacters(in: .whitespacesAndNewlines) == name
     }.count
 }
+#endif
