@@ -74,6 +74,8 @@ final class ReachabilityRecorder: Sendable {
     private let blocks = Mutex<[Delivery]>([])
     private let notifications = Mutex<[Status]>([])
     private let streamed = Mutex<[Status]>([])
+    /// Block calls and notifications in the order they happened.
+    private let order = Mutex<[String]>([])
     /// @unchecked: the token is only handed back to NotificationCenter.
     private struct ObserverToken: @unchecked Sendable { let token: any NSObjectProtocol }
     private let observer: Mutex<ObserverToken?> = Mutex(nil)
@@ -88,6 +90,7 @@ final class ReachabilityRecorder: Sendable {
             self?.blocks.withLock {
                 $0.append(Delivery(status: status, interface: manager?.interfaceName, flags: manager?.flags))
             }
+            self?.order.withLock { $0.append("block \(status.name)") }
         }
         let token = NotificationCenter.default.addObserver(
             forName: .reachabilityDidChange, object: manager, queue: nil
@@ -102,6 +105,7 @@ final class ReachabilityRecorder: Sendable {
                 return
             }
             self.notifications.withLock { $0.append(status) }
+            self.order.withLock { $0.append("notification \(status.name)") }
         }
         let wrapped = ObserverToken(token: token)
         observer.withLock { $0 = wrapped }
@@ -135,6 +139,9 @@ final class ReachabilityRecorder: Sendable {
         #expect(statuses == expected, "block: \(deliveries)", sourceLocation: sourceLocation)
         #expect(notified == expected, "notifications", sourceLocation: sourceLocation)
         #expect(streamedStatuses == expected, "stream", sourceLocation: sourceLocation)
+        // AFN's order: the block, then the notification, for each change.
+        let happened = order.withLock { $0 }
+        #expect(happened == expected.flatMap { ["block \($0.name)", "notification \($0.name)"] }, sourceLocation: sourceLocation)
     }
 
     deinit {
