@@ -33,6 +33,9 @@ final class TaskDelegate: Sendable {
         var authentication = AuthenticationAttempts()
         /// Set by `cancel(producingResumeData:)`.
         var resumeDataHandler: (@Sendable (DownloadResumeData?) -> Void)?
+        /// The HTTP cache's part in the current hop, if any: it may be sending a stored body,
+        /// so pauses and cancellation reach it as they reach the engine task.
+        var cachedExchange: CachedExchange?
     }
 
     let kind: Kind
@@ -136,6 +139,7 @@ final class TaskDelegate: Sendable {
         case .resumeExchange:
             environment.taskDidResume(task)
             engineTask?.resume()
+            run.withLock { $0.cachedExchange }?.setSuspended(false)
         case .failInvalidated:
             complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
         case .none:
@@ -151,6 +155,7 @@ final class TaskDelegate: Sendable {
         }
         guard suspended else { return }
         engineTask?.pause()
+        run.withLock { $0.cachedExchange }?.setSuspended(true)
         environment.taskDidSuspend(task)
     }
 
@@ -163,6 +168,7 @@ final class TaskDelegate: Sendable {
         switch action {
         case .cancelExchange:
             engineTask?.cancel()
+            run.withLock { $0.cachedExchange }?.cancel()
         case .completeCancelled:
             complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
         case .none:
@@ -212,12 +218,22 @@ final class TaskDelegate: Sendable {
         case .bypass:
             break
         case .network(let exchange):
+            let direct = handleEvent
+            exchange.attach { [callbacks] event in callbacks.deliver(event, setReadingPaused: setReadingPaused, to: direct) }
+            run.withLock { $0.cachedExchange = exchange }
             handleEvent = exchange.intercepting(handleEvent)
         case .serve(let exchange):
-            let cancelled = run.withLock { $0.machine.exchangeStarted() }.cancel
+            let start = run.withLock { run in
+                run.cachedExchange = exchange
+                return run.machine.exchangeStarted()
+            }
             let deliver = handleEvent
+            if !start.cancel {
+                exchange.attach { [callbacks] event in callbacks.deliver(event, setReadingPaused: setReadingPaused, to: deliver) }
+                if start.pause { exchange.setSuspended(true) }
+            }
             callbacks.async {
-                if cancelled { deliver(.failed(.cancelled, EngineMetrics())) } else { exchange.replay(to: deliver) }
+                if start.cancel { deliver(.failed(.cancelled, EngineMetrics())) } else { exchange.replay(to: deliver) }
             }
             return
         case .unavailable(let error):
@@ -255,8 +271,12 @@ final class TaskDelegate: Sendable {
     private func setReadingPaused(_ paused: Bool, by reason: TaskStateMachine.ReadingPause) {
         run.withLock { run in
             switch run.machine.setReadingPaused(paused, by: reason) {
-            case .pauseReading: run.engineTask?.setReadingPaused(true)
-            case .resumeReading: run.engineTask?.setReadingPaused(false)
+            case .pauseReading:
+                run.engineTask?.setReadingPaused(true)
+                run.cachedExchange?.setReadingPaused(true)
+            case .resumeReading:
+                run.engineTask?.setReadingPaused(false)
+                run.cachedExchange?.setReadingPaused(false)
             case .none: break
             }
         }
@@ -276,7 +296,7 @@ final class TaskDelegate: Sendable {
             }
             progress.update(.upload, total: expected, completed: sent)
             let expectedForHook = expected ?? progress.total(.upload)
-            environment.hooks.taskDidSendBodyData?(task, sent - previous, sent, expectedForHook)
+            environment.hook { $0.taskDidSendBodyData }?(task, sent - previous, sent, expectedForHook)
         case .responseHead(let head):
             handleHead(head)
         case .bodyPart(let buffer):
@@ -467,13 +487,13 @@ final class TaskDelegate: Sendable {
                 return snapshot.countOfBytesExpectedToReceive
             }
             sink?.write(buffer) { [self] paused in self.setReadingPaused(paused, by: .downloadFile) }
-            if let downloadTask = task as? DownloadTask, let hook = environment.hooks.downloadTaskDidWriteData {
+            if let downloadTask = task as? DownloadTask, let hook = environment.hook({ $0.downloadTaskDidWriteData }) {
                 hook(downloadTask, Int64(count), total, expected)
             }
         case .gather(let total):
             received = total
             snapshot.withLock { $0.countOfBytesReceived = total }
-            if let dataTask = task as? DataTask, let didReceiveData = environment.hooks.dataTaskDidReceiveData {
+            if let dataTask = task as? DataTask, let didReceiveData = environment.hook({ $0.dataTaskDidReceiveData }) {
                 didReceiveData(dataTask, Data(buffer.readableBytesView))
             }
         }
@@ -483,8 +503,11 @@ final class TaskDelegate: Sendable {
     /// The end of an exchange. The seam where a cache would see a response completed.
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
         snapshot.withLock { $0.metrics = metrics }
-        environment.hooks.taskDidFinishCollectingMetrics?(task, metrics)
-        environment.monitors.forEach { $0.task(task, didFinishCollecting: metrics) }
+        let (didFinishCollecting, monitors) = environment.settings.withLock {
+            ($0.hooks.taskDidFinishCollectingMetrics, $0.monitors)
+        }
+        didFinishCollecting?(task, metrics)
+        monitors.forEach { $0.task(task, didFinishCollecting: metrics) }
         let action = run.withLock { run in
             let action = run.machine.exchangeEnded(error: error)
             if case .sendNextHop = action {
@@ -682,7 +705,11 @@ final class TaskDelegate: Sendable {
     private func finish(response: HTTPURLResponse?, data: Data, sink: DownloadSink?, error transportError: (any Error)?) {
         var object: (any Sendable)?
         var error = transportError
-        let serializer = serializerOverride ?? environment.responseSerializer
+        // The manager's settings this end needs, read together.
+        let (managerSerializer, completionQueue, completionGroup) = environment.settings.withLock {
+            ($0.responseSerializer, $0.completionQueue, $0.completionGroup)
+        }
+        let serializer = serializerOverride ?? managerSerializer
         var assetURL: URL?
         let (isDownload, alreadyComplete, resumeDataHandler) = run.withLock {
             ($0.machine.isDownload, $0.machine.downloadFile == .alreadyComplete, $0.resumeDataHandler)
@@ -731,9 +758,9 @@ final class TaskDelegate: Sendable {
         if finisher != nil {
             deliver()  // the async shape: the completion only records the result
         } else {
-            let group = environment.completionGroup
+            let group = completionGroup
             group.enter()
-            environment.completionQueue.async {
+            completionQueue.async {
                 deliver()
                 group.leave()
             }

@@ -40,7 +40,11 @@ final class TaskEnvironment: Sendable {
 
     // MARK: - Settings, read when used
 
+    /// Every manager-level block (a copy: prefer ``hook(_:)`` for one).
     var hooks: SessionHooks { settings.withLock { $0.hooks } }
+    /// One manager-level block, read without copying the others:
+    /// `environment.hook { $0.dataTaskDidReceiveData }`.
+    func hook<T>(_ read: (SessionHooks) -> T) -> T { settings.withLock { read($0.hooks) } }
     var monitors: [any SessionEventMonitor] { settings.withLock { $0.monitors } }
     var responseSerializer: any ResponseSerializer { settings.withLock { $0.responseSerializer } }
     var completionQueue: DispatchQueue { settings.withLock { $0.completionQueue } }
@@ -79,7 +83,8 @@ final class TaskEnvironment: Sendable {
         serializer: any ResponseSerializer, assetURL: URL?
     ) {
         task.delegateBox.withLock { $0 = nil }
-        hooks.taskDidComplete?(task, error)
+        let (didComplete, monitors) = settings.withLock { ($0.hooks.taskDidComplete, $0.monitors) }
+        didComplete?(task, error)
         var userInfo: [String: Any] = [SessionNotificationKey.responseSerializer: serializer]
         if let data, !(task is DownloadTask) { userInfo[SessionNotificationKey.responseData] = data }
         if let assetURL { userInfo[SessionNotificationKey.assetPath] = assetURL }
