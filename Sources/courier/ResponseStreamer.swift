@@ -16,8 +16,9 @@ import FoundationNetworking
 ///   before; a longer body is written raw from there on (it is not formatted, but it is never
 ///   held whole).
 /// - `--print` without `b`: the transfer is cancelled once the head is printed.
-/// - `--stream` with `--pretty`: every chunk is written as it arrives; complete lines that are
-///   JSON are formatted one by one, anything else is written as it is.
+/// - `--stream` with `--pretty` (or any `text/event-stream` response, as in HTTPie): every
+///   chunk is written as it arrives; complete lines that are JSON are formatted one by one,
+///   anything else is written as it is.
 enum ResponseStreamer {
     /// Whether the response to `prepared` goes through here: every request but a multipart
     /// form (those go through a streamed upload task, which can rebuild the form for a redirect).
@@ -45,7 +46,9 @@ enum ResponseStreamer {
             return Exchange(response: response, task: stream.task)
         }
         var chunks = stream.makeAsyncIterator()
-        if streaming && (options.format || options.colors) {
+        // HTTPie streams server-sent events even without --stream.
+        let isEventStream = response.mimeType?.lowercased() == "text/event-stream"
+        if (streaming || isEventStream) && (options.format || options.colors) {
             var lines = LineFormatter(printer: printer)
             while let chunk = try await chunks.next() {
                 try output.write(contentsOf: lines.take(chunk))

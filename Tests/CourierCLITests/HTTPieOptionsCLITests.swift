@@ -193,6 +193,22 @@ struct HTTPieOptionsCLITests {
         }
     }
 
+    @Test func serverSentEventsStreamWithoutTheFlag() async throws {
+        // One event, then ten silent seconds before the end: --pretty all would gather it all.
+        let server = try await HostileServer.start(HostileScript([
+            .readHead,
+            .head("200 OK", ["Content-Type: text/event-stream", "Connection: close"]),
+            .write("data: first\n\n"), .sleep(milliseconds: 10_000), .write("data: last\n\n"), .close,
+        ]))
+        defer { Task { try await server.shutdown() } }
+        let child = try CourierChild(["--pretty", "all", "http://127.0.0.1:\(server.port)/events"])
+        let arrived = await child.waitForOutput(containing: "data: first")
+        #expect(arrived, "stdout: \(child.output) stderr: \(child.errorOutput)")
+        #expect(!child.output.contains("last"), "before the stream ended: \(child.output)")
+        child.send(SIGTERM)
+        _ = await child.waitForExit()
+    }
+
     @Test func xmlAndHTMLAreColoured() async throws {
         try await TestServer.withRunning { server in
             let xml = try await CourierProcess.run(["--pretty", "colors", server.baseURL.absoluteString + "/xml"])
