@@ -164,6 +164,23 @@ struct AsyncUploadTests {
             #expect(seen.last?.completedUnitCount == upload.task.countOfBytesSent)
             #expect((seen.last?.completedUnitCount ?? 0) > 13)
 
+            // A 307 keeps the method and body: the form is read again for the second hop.
+            let redirected = try manager.uploadMultipart(to: "redirect-to?url=%2Fpost&status_code=307", parameters: ["title": "dog"]) { form in
+                try form.appendPart(fileURL: file, name: "attachment")
+            }
+            let second = try await redirected.decoded(as: Echo.self)
+            #expect(second.url.path == "/post")
+            #expect(second.value.form["title"] == "dog")
+            #expect(second.value.files["attachment"] == "file contents")
+
+            // A streamed body can't be sent twice: the same redirect fails clearly.
+            let once = try manager.upload(Chunks(chunks: [Data("x".utf8)]), to: "redirect-to?url=%2Fpost&status_code=307")
+            do {
+                _ = try await once.response
+                Issue.record("a consumed stream was sent again")
+            } catch CourierError.requestBodyNotReplayable {
+            }
+
             // A serialization error (a missing file) is thrown before anything is sent.
             #expect(throws: CourierError.self) {
                 _ = try manager.uploadMultipart(to: "post") { form in
