@@ -141,7 +141,7 @@ final class DisplayRecorder: Sendable {
             binding.bind(to: task)
             #expect(states.withLock { $0 } == [false])
             task.resume()
-            #expect(states.withLock { $0 } == [false, true])
+            try await eventually { states.withLock { $0 } == [false, true] }
             task.cancel()
             try await eventually { states.withLock { $0 } == [false, true, false] }
             binding.unbind()

@@ -102,7 +102,7 @@ final class VisibilityRecorder: Sendable {
             let second = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=2")))
             first.resume()
             second.resume()
-            #expect(manager.activityCount == 2)
+            try await eventually { manager.activityCount == 2 }
             clock.advance(by: 1.0)
             #expect(manager.isNetworkActivityIndicatorVisible)
             first.cancel()

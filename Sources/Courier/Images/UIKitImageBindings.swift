@@ -47,8 +47,9 @@ extension UIImageView {
         courierImageBinding.setImage(
             with: request, placeholder: nil, displaysNilPlaceholder: placeholderImage != nil,
             display: { [weak self] image in
+                guard let view = self else { return }
                 let decoded = image?.platformImage
-                onMain { self?.image = decoded ?? placeholderImage }
+                onMain { view.image = decoded ?? placeholderImage }
             }, success: success, failure: failure)
     }
 
@@ -64,14 +65,14 @@ extension UIButton {
 
     /// `setImageForState:withURL:placeholderImage:` (one state at a time; compound states unsupported, as in AFN).
     public func setImage(for state: UIControl.State, with url: URL, placeholderImage: UIImage? = nil) {
-        load(url, slot: ButtonImageSlot(state: state.rawValue, background: false), placeholderImage: placeholderImage) { button, image in
+        loadImage(url, slot: ButtonImageSlot(state: state.rawValue, background: false), placeholderImage: placeholderImage) { button, image in
             button.setImage(image, for: state)
         }
     }
 
     /// `setBackgroundImageForState:withURL:placeholderImage:`.
     public func setBackgroundImage(for state: UIControl.State, with url: URL, placeholderImage: UIImage? = nil) {
-        load(url, slot: ButtonImageSlot(state: state.rawValue, background: true), placeholderImage: placeholderImage) { button, image in
+        loadImage(url, slot: ButtonImageSlot(state: state.rawValue, background: true), placeholderImage: placeholderImage) { button, image in
             button.setBackgroundImage(image, for: state)
         }
     }
@@ -86,7 +87,7 @@ extension UIButton {
         courierImageBindings[ButtonImageSlot(state: state.rawValue, background: true)].cancelImageDownloadTask()
     }
 
-    private func load(
+    private func loadImage(
         _ url: URL, slot: ButtonImageSlot, placeholderImage: UIImage?,
         apply: @escaping @MainActor @Sendable (UIButton, UIImage?) -> Void
     ) {
@@ -95,8 +96,9 @@ extension UIButton {
         courierImageBindings[slot].setImage(
             with: request, placeholder: nil, displaysNilPlaceholder: placeholderImage != nil,
             display: { [weak self] image in
+                guard let button = self else { return }
                 let decoded = image?.platformImage
-                onMain { if let self { apply(self, decoded ?? placeholderImage) } }
+                onMain { apply(button, decoded ?? placeholderImage) }
             }, success: nil, failure: nil)
     }
 }
@@ -114,7 +116,8 @@ extension UIActivityIndicatorView {
     public func setAnimating(withStateOf task: SessionTask?) {
         let binding = associated(self, &runningBindingKey) {
             TaskRunningStateBinding { [weak self] running in
-                onMain { if running { self?.startAnimating() } else { self?.stopAnimating() } }
+                guard let view = self else { return }
+                onMain { if running { view.startAnimating() } else { view.stopAnimating() } }
             }
         }
         binding.bind(to: task)
@@ -127,7 +130,8 @@ extension UIRefreshControl {
     public func setRefreshing(withStateOf task: SessionTask?) {
         let binding = associated(self, &runningBindingKey) {
             TaskRunningStateBinding { [weak self] running in
-                onMain { if running { self?.beginRefreshing() } else { self?.endRefreshing() } }
+                guard let control = self else { return }
+                onMain { if running { control.beginRefreshing() } else { control.endRefreshing() } }
             }
         }
         binding.bind(to: task)
@@ -140,7 +144,8 @@ extension UIProgressView {
     public func setProgress(of task: SessionTask?, direction: TransferProgress.Direction, animated: Bool) {
         // A new binding per call (it carries `animated`); the one it replaces stops with it.
         let binding = TaskProgressBinding { [weak self] fraction in
-            onMain { self?.setProgress(Float(fraction), animated: animated) }
+            guard let view = self else { return }
+            onMain { view.setProgress(Float(fraction), animated: animated) }
         }
         objc_setAssociatedObject(self, &progressBindingKey, binding, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
         binding.bind(to: task, direction: direction)
