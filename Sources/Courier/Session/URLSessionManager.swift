@@ -59,6 +59,10 @@ public class URLSessionManager: @unchecked Sendable {
         self.digestAuthenticator = digestAuthenticator
         self.environment = TaskEnvironment(
             configuration: configuration, settings: settings, digestAuthenticator: digestAuthenticator, registry: registry)
+        // The engine now rather than on the first request: its setup (the TLS context, which
+        // loads the system trust store, and the connection pool) stays out of the first
+        // request's time. A TLS configuration that doesn't load fails the first task, as before.
+        _ = try? registry.engine
     }
 
     // MARK: - Configuration
