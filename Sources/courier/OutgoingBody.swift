@@ -36,11 +36,12 @@ enum OutgoingBody {
         }
     }
 
-    /// Standard input sent with `Transfer-Encoding: chunked` as it is read: each read's bytes
-    /// (up to 64 KiB) are a chunk, so a slow producer's data goes out as it comes. The blocking
-    /// reads run on a Dispatch thread, not on the cooperative pool.
-    static func chunkedStandardInput() -> RequestBody {
-        .stream(length: nil) { writer in
+    /// Standard input sent as it is read: each read's bytes (up to 64 KiB) are written at once,
+    /// so a slow producer's data goes out as it comes. Without `length` it is sent chunked;
+    /// with one, stdin must hold exactly that many bytes. The blocking reads run on a Dispatch
+    /// thread, not on the cooperative pool.
+    static func standardInput(length: Int64?) -> RequestBody {
+        .stream(length: length) { writer in
             while let piece = try await readStandardInput() {
                 try await writer.write(ByteBuffer(bytes: piece))
             }

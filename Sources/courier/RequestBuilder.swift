@@ -18,8 +18,11 @@ struct PreparedRequest {
     var multipart: MultipartRequest?
     /// `@file`: the file the body is streamed from (never read into memory), and its length.
     var bodyFile: (url: URL, length: Int64)?
-    /// `--chunked` with a piped stdin: the body is read from stdin while it is sent.
+    /// A piped stdin read while it is sent: with `--chunked`, or with a `Content-Length:N`
+    /// item (then `standardInputLength`), as HTTPie streams it.
     var streamsStandardInput = false
+    /// The length a `Content-Length` item announced for a streamed stdin.
+    var standardInputLength: Int64?
 }
 
 /// A request that can't be built from the command line; `courier` exits with status 2.

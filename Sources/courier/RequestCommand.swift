@@ -125,9 +125,11 @@ struct RequestCommand: AsyncParsableCommand {
             let effectiveAuthType = auth == nil ? session?.contents.auth?.type ?? authType : authType
             var builder = try makeBuilder(parsed, basicAuth: effectiveAuthType == "basic" ? login : nil)
             let stdinFile = more.raw == nil ? StandardInputBody.regularFileAtStart(ignored: more.ignoreStdin) : nil
-            // --chunked with a pipe: stdin is sent as it is read (bounded memory), unless -x needs it whole.
+            // A pipe with --chunked or a Content-Length item: stdin is sent as it is read (bounded
+            // memory, HTTPie's rule), unless -x needs it whole.
+            let declaredLength = Self.declaredContentLength(parsed.items)
             let streamsPipe =
-                more.chunked && more.compress == 0 && more.raw == nil && !more.ignoreStdin
+                (more.chunked || declaredLength != nil) && more.compress == 0 && more.raw == nil && !more.ignoreStdin
                 && StandardInputBody.currentKind() == .pipe
             builder.rawBody = stdinFile == nil && !streamsPipe ? try rawBody() : (Data(), "stdin")
             builder.defaultHeaders = session?.contents.headers.map { ($0.name, $0.value) } ?? []
@@ -140,6 +142,7 @@ struct RequestCommand: AsyncParsableCommand {
             if streamsPipe {
                 prepared.urlRequest.httpBody = nil
                 prepared.streamsStandardInput = true
+                prepared.standardInputLength = more.chunked ? nil : declaredLength
             }
             try compressBody(&prepared)
             url = prepared.urlRequest.url
@@ -271,10 +274,20 @@ struct RequestCommand: AsyncParsableCommand {
         prepared.urlRequest.setValue("deflate", forHTTPHeaderField: "Content-Encoding")
     }
 
-    /// `--chunked`: the body as a stream of unknown length, so it goes out chunked.
+    /// The value of the last `Content-Length:N` item, when it is a length.
+    static func declaredContentLength(_ items: [RequestItem]) -> Int64? {
+        let values = items.compactMap { item -> String? in
+            guard case .header(let name, let value?) = item, name.lowercased() == "content-length" else { return nil }
+            return value
+        }
+        return values.last.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    /// The body sent instead of the request's own: a streamed stdin, or with `--chunked` the
+    /// body as a stream of unknown length, so it goes out chunked.
     private func chunkedBody(_ prepared: PreparedRequest) -> RequestBody? {
+        if prepared.streamsStandardInput { return OutgoingBody.standardInput(length: prepared.standardInputLength) }
         guard more.chunked else { return nil }
-        if prepared.streamsStandardInput { return OutgoingBody.chunkedStandardInput() }
         if let file = prepared.bodyFile { return OutgoingBody.chunked(file: file.url) }
         return prepared.urlRequest.httpBody.map { OutgoingBody.chunked($0) }
     }

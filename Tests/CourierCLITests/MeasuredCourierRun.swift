@@ -25,11 +25,13 @@ enum MeasuredCourierRun {
 
     static let timeCommand = "/usr/bin/time"
 
-    /// Runs `courier arguments` (stdin /dev/null, stderr to a file) and waits for it on a
+    /// Runs `courier arguments` (stdin from `stdinPath`, /dev/null by default; stderr to a file) and waits for it on a
     /// Dispatch thread. Stdout goes to `stdoutPath` when given (a large body is then never read
     /// back into this process; `run.stdout` stays empty), else to a file read back. Gives up
     /// (SIGKILL) after `timeout` seconds.
-    static func run(_ arguments: [String], stdoutPath: String? = nil, timeout: Double = 300) async throws -> Result {
+    static func run(
+        _ arguments: [String], stdoutPath: String? = nil, stdinPath: String = "/dev/null", timeout: Double = 300
+    ) async throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: timeCommand) else {
             throw CLITestFailure("\(timeCommand) is missing: run scripts/install-dependencies.sh (Debian's time package)")
         }
@@ -42,7 +44,7 @@ enum MeasuredCourierRun {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 

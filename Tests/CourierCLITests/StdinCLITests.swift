@@ -1,5 +1,8 @@
 import CourierTestServer
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// Standard input as the body (HTTPie's redirected input): a pipe or a regular file is the body
@@ -73,6 +76,32 @@ struct StdinCLITests {
             #expect(headers["Transfer-Encoding"] as? String == "chunked", "\(headers)")
             #expect((echo["data"] as? String)?.utf8.count == body.count)
             #expect(echo["method"] as? String == "POST")
+        }
+    }
+
+    @Test func aPipedBodyWithContentLengthOrChunkedStreamsInBoundedMemory() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        try await TestServer.withRunning { server in
+            let directory = try CourierProcess.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let size = 256 << 20
+            for extra in [["Content-Length:\(size)"], ["--chunked"]] {
+                // A named pipe: courier's stdin is a pipe fed by a thread here.
+                let fifo = directory.appendingPathComponent("stdin-\(UUID().uuidString)").path
+                guard mkfifo(fifo, 0o600) == 0 else { throw CLITestFailure("mkfifo failed: \(errno)") }
+                Thread.detachNewThread {
+                    let descriptor = open(fifo, O_WRONLY)
+                    guard descriptor >= 0 else { return }
+                    defer { close(descriptor) }
+                    let piece = [UInt8](repeating: 0x61, count: 1 << 20)
+                    for _ in 0..<(size >> 20) where piece.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == piece.count {}
+                }
+                let measured = try await MeasuredCourierRun.run(
+                    [server.baseURL.absoluteString + "/upload"] + extra, stdinPath: fifo)
+                #expect(measured.run.status == 0, "\(extra): \(measured)")
+                #expect((try? measured.run.json()["bytes"] as? Int) == size, "\(extra): \(measured)")
+                #expect(measured.peakResidentBytes < 128 << 20, "\(extra): peak RSS \(measured.peakResidentBytes >> 20) MiB")
+            }
         }
     }
 
