@@ -251,4 +251,97 @@ final class ImageCallbackRecorder: Sendable {
             try await eventually { downloader.activeDownloadCount == 0 }
         }
     }
+    @Test func aRefusingCacheIsAskedAndNothingIsStored() async throws {
+        try await TestServer.withRunning { server in
+            let cache = RefusingImageCache()
+            var configuration = ImageDownloader.defaultSessionConfiguration()
+            configuration.cache = nil
+            let manager = URLSessionManager(configuration: configuration)
+            manager.responseSerializer = ImageResponseSerializer()
+            let downloader = ImageDownloader(sessionManager: manager, imageCache: cache)
+            downloader.callbackQueue = DispatchQueue(label: "refusing")
+            let url = server.sessionURL("/image/png")
+            _ = download(downloader, url, tag: "first")
+            try await eventually { recorder.events.count == 1 }
+            _ = download(downloader, url, tag: "second")
+            try await eventually { recorder.events.count == 2 }
+            #expect(recorder.succeeded("first") && recorder.succeeded("second"))
+            #expect(cache.asked.withLock { $0 } == 2)
+            #expect(server.requestsReceived(forPath: "/image/png") == 2)
+        }
+    }
+
+    @Test func downloadCancelAndDownloadAgain() async throws {
+        try await TestServer.withRunning { server in
+            let downloader = Self.makeDownloader()
+            let urls = (1...5).map { server.sessionURL("/image/jpeg?n=\($0)") }
+            for (index, url) in urls.enumerated() {
+                let receipt = try #require(download(downloader, url, tag: "cancelled-\(index)"))
+                downloader.cancelTask(for: receipt)
+            }
+            for (index, url) in urls.enumerated() { _ = download(downloader, url, tag: "again-\(index)") }
+            try await eventually { recorder.events.count == 10 }
+            for index in urls.indices {
+                #expect(recorder.isCancelled("cancelled-\(index)"))
+                #expect(recorder.succeeded("again-\(index)"))
+            }
+            try await eventually { downloader.activeDownloadCount == 0 }
+        }
+    }
+
+    @Test func receiptIDIsTheOneGivenAndCallbacksRunOnTheCallbackQueue() async throws {
+        try await TestServer.withRunning { server in
+            let downloader = Self.makeDownloader()
+            let key = DispatchSpecificKey<String>()
+            downloader.callbackQueue.setSpecific(key: key, value: "callbacks")
+            let onQueue = Mutex<[String?]>([])
+            let id = UUID()
+            let receipt = downloader.downloadImage(
+                for: URLRequest(url: server.sessionURL("/image/png")), withReceiptID: id,
+                success: { _, _, _ in onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key)) } },
+                failure: nil)
+            #expect(receipt?.receiptID == id)
+            _ = downloader.downloadImage(
+                for: URLRequest(url: server.sessionURL("/status/404")), success: nil,
+                failure: { _, _, _ in onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key)) } })
+            try await eventually { onQueue.withLock { $0.count } == 2 }
+            #expect(onQueue.withLock { $0 } == ["callbacks", "callbacks"])
+        }
+    }
+
+    @Test func anImageBehindARedirectIsDownloaded() async throws {
+        try await TestServer.withRunning { server in
+            let downloader = Self.makeDownloader()
+            _ = download(downloader, server.sessionURL("/redirect-to?url=/image/gif"), tag: "redirected")
+            try await eventually { recorder.events.count == 1 }
+            guard case .success(_, let response, let image) = recorder.event("redirected") else {
+                Issue.record("\(recorder.events)")
+                return
+            }
+            #expect(response?.url?.path == "/image/gif" && image.format == .gif)
+        }
+    }
+}
+
+/// An image cache that is asked and refuses (AFN's testThatImageCacheIsPromptedShouldCacheNot).
+final class RefusingImageCache: ImageRequestCache {
+    let base = AutoPurgingImageCache(purgesOnMemoryPressure: false)
+    let asked = Mutex(0)
+    func add(_ image: Image, withIdentifier identifier: String) { base.add(image, withIdentifier: identifier) }
+    func removeImage(withIdentifier identifier: String) -> Bool { base.removeImage(withIdentifier: identifier) }
+    func removeAllImages() -> Bool { base.removeAllImages() }
+    func image(withIdentifier identifier: String) -> Image? { base.image(withIdentifier: identifier) }
+    func add(_ image: Image, for request: URLRequest, withAdditionalIdentifier identifier: String?) {
+        base.add(image, for: request, withAdditionalIdentifier: identifier)
+    }
+    func removeImage(for request: URLRequest, withAdditionalIdentifier identifier: String?) -> Bool {
+        base.removeImage(for: request, withAdditionalIdentifier: identifier)
+    }
+    func image(for request: URLRequest, withAdditionalIdentifier identifier: String?) -> Image? {
+        base.image(for: request, withAdditionalIdentifier: identifier)
+    }
+    func shouldCache(_ image: Image, for request: URLRequest, withAdditionalIdentifier identifier: String?) -> Bool {
+        asked.withLock { $0 += 1 }
+        return false
+    }
 }
