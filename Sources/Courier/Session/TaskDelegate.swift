@@ -23,7 +23,7 @@ final class TaskDelegate: Sendable {
 
     /// What the state machine runs beside: the objects the executor acts on. One lock holds
     /// them and the machine together, so a decision and the objects it is about never drift.
-    private struct Run {
+    struct Run {
         var machine: TaskStateMachine
         var engineTask: EngineTask?
         var data = Data()
@@ -42,24 +42,24 @@ final class TaskDelegate: Sendable {
     /// The task this delegate runs as created.
     private let originalTask: SessionTask
     /// The download task that took a data task's place (set once, read without a lock).
-    private let becameTask = AtomicLazyReference<DownloadTask>()
+    let becameTask = AtomicLazyReference<DownloadTask>()
     /// The task this delegate runs; replaced once when a data task becomes a download task.
     var task: SessionTask { becameTask.load() ?? originalTask }
     /// The state behind the task (shared by both faces of a data task that became a download).
-    private let snapshot: SessionTask.SharedSnapshot
+    let snapshot: SessionTask.SharedSnapshot
     /// See ``TaskSetup/finisher``: one thread hop instead of three for the async shape.
     private let finisher: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
     /// The download this task resumes, if any.
-    private let resumeData: DownloadResumeData?
+    let resumeData: DownloadResumeData?
     /// See ``TaskSetup/bodyFactory``.
     private let bodyFactory: (@Sendable () -> RequestBody?)?
     /// Totals, `Progress` objects, progress blocks and streams, for both directions.
     let progress: TaskProgress
     private let completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
     /// What the task runs with, captured from its manager at registration.
-    private let environment: TaskEnvironment
+    let environment: TaskEnvironment
     /// The task's one lock: the state machine and what it acts on.
-    private let run: Mutex<Run>
+    let run: Mutex<Run>
     /// Where this task's engine events are handled and so where its callbacks run: off the
     /// event loop, in order (see ``TaskCallbackQueue``).
     private let callbacks = TaskCallbackQueue(label: "courier.task-callbacks")
@@ -378,75 +378,9 @@ final class TaskDelegate: Sendable {
 
     /// Makes `error` the task's error and cancels the exchange, so no further bytes are read
     /// (an exchange not handed over yet is cancelled by `send`).
-    private func fail(_ error: CourierError) {
+    func fail(_ error: CourierError) {
         let engineTask = run.withLock { run in run.machine.fail(error) ? run.engineTask : nil }
         engineTask?.cancel()
-    }
-
-    /// AFN's did-become-download-task: the rest of the body goes to a file, and a new
-    /// ``DownloadTask`` (sharing this transfer's state) takes the data task's place.
-    private func becomeDownload(_ dataTask: DataTask) {
-        let downloadTask = environment.registry.replace(dataTask, withDownloadTaskRunBy: self)
-        _ = becameTask.storeIfNil(downloadTask)
-        run.withLock { $0.machine.becameDownload() }
-        environment.hooks.dataTaskDidBecomeDownloadTask?(dataTask, downloadTask)
-    }
-
-    /// Picks the file the body goes to. A resumed download follows ``ResumeResponseRule``: it
-    /// appends to its partial file on a 206 starting exactly at the requested offset, starts the
-    /// file over (truncated, written from 0) on 200, is already complete on 416 naming the
-    /// file's size, and fails with ``CourierError/invalidResumeResponse(url:reason:)`` on any
-    /// other 206, leaving the partial file as it was; anything else goes to a new temporary file.
-    private func openDownloadFile(for head: HTTPResponseHead, expectedLength: Int64) {
-        let status = Int(head.status.code)
-        do {
-            let sink: DownloadSink
-            var resumedAt: (offset: Int64, expectedTotal: Int64)?
-            if let resumeData {
-                // The offset actually asked for (0 when the request had no Range).
-                let requested = ContentRange.requestedOffset(rangeHeader: task.originalRequest?.value(forHTTPHeaderField: "Range")) ?? 0
-                let rule = ResumeResponseRule.decide(
-                    status: status, requestedOffset: requested, contentRange: head.headers.first(name: "content-range"),
-                    contentLength: head.headers.first(name: "content-length"), knownTotal: resumeData.totalLength,
-                    contentCoded: ResumeResponseRule.isContentCoded(head.headers.first(name: "content-encoding")))
-                switch rule {
-                case .append(let offset, let expectedTotal):
-                    sink = try DownloadSink(fileURL: resumeData.partialFileURL, offset: offset, isCallersFile: true)
-                    resumedAt = (offset, expectedTotal)
-                case .restart(let expectedTotal):
-                    sink = try DownloadSink(fileURL: resumeData.partialFileURL, offset: 0, isCallersFile: true)
-                    resumedAt = (0, expectedTotal)
-                case .alreadyComplete:
-                    run.withLock { $0.machine.downloadAlreadyComplete() }
-                    return
-                case .notResumed:
-                    sink = try DownloadSink()
-                case .refuse(let reason):
-                    throw CourierError.invalidResumeResponse(url: task.currentRequest?.url, reason: reason)
-                }
-            } else {
-                sink = try DownloadSink()
-            }
-            run.withLock { run in
-                run.download = sink
-                run.machine.downloadFileOpened(resumedAt: resumedAt?.offset)
-            }
-            if let resumedAt { resumed(at: resumedAt.offset, expectedTotal: resumedAt.expectedTotal) }
-        } catch {
-            fail(error as? CourierError ?? .cannotWriteDownloadFile(path: resumeData?.partialFileURL.path ?? "", reason: "\(error)"))
-        }
-    }
-
-    /// Reports a resumed download's starting point (AFN's did-resume-at-offset).
-    private func resumed(at offset: Int64, expectedTotal: Int64) {
-        snapshot.withLock { snapshot in
-            snapshot.countOfBytesReceived = offset
-            snapshot.countOfBytesExpectedToReceive = expectedTotal
-        }
-        progress.update(.download, total: expectedTotal, completed: offset)
-        if let downloadTask = task as? DownloadTask {
-            environment.hooks.downloadTaskDidResume?(downloadTask, offset, expectedTotal)
-        }
     }
 
     /// A body chunk: one lock decides where it goes (and gathers it, for a body kept in
@@ -571,109 +505,6 @@ final class TaskDelegate: Sendable {
         }
     }
 
-    // MARK: - Authentication
-
-    /// The retry answering a 401, or nil to deliver it: every challenge of every
-    /// `WWW-Authenticate` field is read, the strongest one Courier supports is offered to the
-    /// challenge block, and the default handling answers with the session credential only in
-    /// its scope and schemes (see ``AuthenticationAttempts`` and ``URLSessionManager/credential``).
-    private func authenticationRetry(
-        for request: URLRequest, head: HTTPResponseHead, response: () -> HTTPURLResponse?
-    ) -> URLRequest? {
-        let challenges = AuthenticationHeader.challenges(in: head.headers["www-authenticate"])
-        let attempts = run.withLock { $0.authentication }
-        guard !attempts.exhausted, let offered = ChallengeSelection.strongest(challenges) else { return nil }
-        if let (stale, answer) = attempts.staleRetry(challenges, url: request.url) {
-            return answered(request, challenge: stale, answer: answer, isStaleRetry: true)
-        }
-        var disposition = ChallengeDisposition.performDefaultHandling
-        if let hook = environment.hooks.taskDidReceiveChallenge {
-            guard let failureResponse = response() else { return nil }
-            let challenge = AuthenticationChallenge(
-                scheme: offered.scheme,
-                realm: offered.parameters["realm"],
-                parameters: offered.parameters,
-                previousFailureCount: attempts.failures,
-                failureResponse: failureResponse
-            )
-            disposition = hook(task, challenge)
-        }
-        let credential: URLCredential?
-        let chosen: AuthenticationHeader.Challenge?
-        let isSessionCredential: Bool
-        switch disposition {
-        case .useCredential(let given):
-            (credential, chosen, isSessionCredential) = (given, offered, false)
-        case .performDefaultHandling:
-            let allowed = ChallengeSelection.strongest(challenges, allowed: environment.credentialSchemes)
-            let applies = attempts.sessionCredentialApplies(
-                originalURL: task.originalRequest?.url, url: request.url, realm: allowed?.parameters["realm"])
-            (credential, chosen, isSessionCredential) = applies ? (environment.credential, allowed, true) : (nil, nil, true)
-        case .rejectProtectionSpace:
-            return nil
-        case .cancel:
-            run.withLock { $0.machine.challengeCancelled() }
-            return nil
-        }
-        guard let credential, let chosen, let user = credential.user, let password = credential.password,
-            let origin = CredentialScope.Origin(request.url)
-        else { return nil }
-        let answer = AuthenticationAttempts.Answer(
-            scope: CredentialScope(origin: origin, realm: chosen.parameters["realm"]),
-            isDigest: chosen.scheme.lowercased() == "digest", user: user, password: password,
-            isSessionCredential: isSessionCredential)
-        return answered(request, challenge: chosen, answer: answer, isStaleRetry: false)
-    }
-
-    /// `request` with the `Authorization` answering `challenge` with `answer`'s credential
-    /// (recorded in the task's attempts), or nil when it can't be answered.
-    private func answered(
-        _ request: URLRequest, challenge: AuthenticationHeader.Challenge, answer: AuthenticationAttempts.Answer,
-        isStaleRetry: Bool, aheadOfTime: Bool = false
-    ) -> URLRequest? {
-        let authorization: String?
-        if answer.isDigest {
-            guard let realm = challenge.parameters["realm"], let nonce = challenge.parameters["nonce"],
-                let count = environment.digestAuthenticator.nextCount(origin: answer.scope.origin, realm: realm, nonce: nonce)
-            else { return nil }
-            authorization = AuthenticationHeader.digest(
-                challenge, user: answer.user, password: answer.password, method: request.httpMethod ?? "GET",
-                uri: AuthenticationHeader.requestTarget(of: request.url), nonceCount: count, clientNonce: AuthenticationHeader.makeClientNonce())
-            if authorization != nil, answer.isSessionCredential {
-                environment.digestAuthenticator.remember(challenge, for: answer.scope.origin)
-            }
-        } else {
-            authorization = AuthenticationHeader.basic(user: answer.user, password: answer.password)
-        }
-        guard let authorization else { return nil }
-        run.withLock { $0.authentication.record(answer, stale: isStaleRetry, aheadOfTime: aheadOfTime) }
-        var retry = request
-        retry.setValue(authorization, forHTTPHeaderField: "Authorization")
-        return retry
-    }
-
-    /// `request` answering ahead of time the Digest challenge the session credential last
-    /// answered at its origin, so the nonce is reused with the next `nc`: only for a request
-    /// without an `Authorization` of its own, to the origin of the task's original request,
-    /// with Digest among the credential's schemes.
-    private func authorizedAheadOfTime(_ request: URLRequest) -> URLRequest {
-        guard request.value(forHTTPHeaderField: "Authorization") == nil,
-            let origin = CredentialScope.Origin(request.url), origin == CredentialScope.Origin(task.originalRequest?.url),
-            environment.credentialSchemes.contains(.digest),
-            let challenge = environment.digestAuthenticator.challenge(for: origin),
-            let credential = environment.credential, let user = credential.user, let password = credential.password
-        else { return request }
-        let scope = CredentialScope(origin: origin, realm: challenge.parameters["realm"])
-        let applies = run.withLock {
-            $0.authentication.sessionCredentialApplies(
-                originalURL: task.originalRequest?.url, url: request.url, realm: scope.realm)
-        }
-        guard applies else { return request }
-        let answer = AuthenticationAttempts.Answer(
-            scope: scope, isDigest: true, user: user, password: password, isSessionCredential: true)
-        return answered(request, challenge: challenge, answer: answer, isStaleRetry: false, aheadOfTime: true) ?? request
-    }
-
     // MARK: - Completion
 
     /// Ends the task once: `withResponse` says whether the last response head counts (not
@@ -767,47 +598,9 @@ final class TaskDelegate: Sendable {
         }
     }
 
-    /// A download that ended early: keeps the file with its resume data when
-    /// ``PartialDownloadRule`` says so; otherwise removes a temporary file. The caller's
-    /// partial file is never removed.
-    private func partialDownload(at file: URL, sink: DownloadSink, response: HTTPURLResponse?, keep: Bool) -> DownloadResumeData? {
-        let produced = PartialDownloadRule.resumeData(
-            for: file, response: response, keep: keep, wroteBytes: sink.bytesWritten > 0, isCallersFile: sink.isCallersFile,
-            originalRequest: task.originalRequest, previous: resumeData)
-        if produced == nil, !sink.isCallersFile { try? FileManager.default.removeItem(at: file) }
-        return produced
-    }
-
     private static func isCancellation(_ error: (any Error)?) -> Bool {
         if case .cancelled = error as? CourierError { return true }
         return false
-    }
-
-    private func moveDownload(_ downloadTask: DownloadTask, from temporary: URL, response: HTTPURLResponse) -> URL? {
-        var destination: URL?
-        if let hook = environment.hooks.downloadTaskDidFinishDownloading {
-            destination = hook(downloadTask, temporary)  // the manager-level block wins
-        }
-        if destination == nil, case .download(let taskDestination) = kind, let taskDestination {
-            destination = taskDestination(temporary, response)
-        }
-        guard let destination else { return temporary }
-        if destination.standardizedFileURL.path == temporary.standardizedFileURL.path {
-            environment.downloadMoved(downloadTask, to: destination)  // resumed in place: nothing to move
-            return destination
-        }
-        // Only a regular file is replaced (atomically, by rename); a directory, a symbolic link or
-        // anything else at the destination is an error and nothing is deleted.
-        do {
-            try DownloadFileSystem.replace(destination, with: temporary)
-            environment.downloadMoved(downloadTask, to: destination)
-            return destination
-        } catch {
-            let failure = error as? CourierError
-                ?? CourierError.cannotMoveDownloadedFile(from: temporary, to: destination, reason: "\(error)")
-            environment.downloadMoveFailed(downloadTask, error: failure)
-            return temporary
-        }
     }
 
     /// `Optional<T>.none` boxed in `any Sendable` becomes a real nil (an `Optional.some`
