@@ -302,4 +302,39 @@ struct HTTPCacheSessionTests {
             #expect(cache.currentMemoryUsage == 0 && cache.currentDiskUsage > 5_000_000)
         }
     }
+
+    /// A stored body file is sent as the reader takes it: a stream that is not read holds the
+    /// pump back (the file is not read ahead into memory), and cancelling mid-body ends the task.
+    @Test func aStoredBodyFileFollowsTheReadersPace() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServer.withRunning { server in
+            let manager = Self.manager(HTTPCache(memoryCapacity: 0, diskCapacity: 64 << 20, directory: directory))
+            let url = server.sessionURL("/cached/paced?cc=max-age=600&size=16000000")
+            let stored = await Self.fetch(manager, url)
+            #expect(stored.error == nil)
+            let (response, body) = try await manager.bytes(for: URLRequest(url: url))
+            #expect(response.statusCode == 200)
+            let task = try #require(body.task)
+            var iterator = body.makeAsyncIterator()
+            var total = try await iterator.next()?.count ?? 0
+            let held = try await settled { task.countOfBytesReceived }
+            #expect(held < 8_000_000, "the pump ran ahead of the reader: \(held) bytes")
+            while let chunk = try await iterator.next() { total += chunk.count }
+            #expect(total > 16_000_000)
+            #expect(task.metrics?.resourceFetchType == .localCache)
+            #expect(server.requestsReceived(forPath: "/cached/paced") == 1)
+
+            let (_, second) = try await manager.bytes(for: URLRequest(url: url))
+            var secondIterator = second.makeAsyncIterator()
+            _ = try await secondIterator.next()
+            let secondTask = try #require(second.task)
+            secondTask.cancel()
+            await #expect(throws: (any Error).self) {
+                while try await secondIterator.next() != nil {}
+            }
+            try await eventually { secondTask.state == .completed }
+            #expect(server.requestsReceived(forPath: "/cached/paced") == 1)
+        }
+    }
 }

@@ -105,7 +105,7 @@ final class CachedExchange: Sendable {
 
     /// Delivers the stored response to `handle` as a head, body chunks and `.finished` with
     /// metrics marked `.localCache`. Runs on the task's callback queue.
-    func replay(to handle: @Sendable (EngineEvent) -> Void) {
+    func replay(to handle: @escaping @Sendable (EngineEvent) -> Void) {
         guard case .lookup(let stored?) = mode else { return }
         var metrics = EngineMetrics(fetchStart: requestTime)
         metrics.resourceFetchType = .localCache
@@ -113,34 +113,149 @@ final class CachedExchange: Sendable {
         // RFC 9111 §5.1: a response served from a cache carries its current age.
         let age = CacheFreshness.currentAge(of: stored.entry, now: Date())
         head.headers.replaceOrAdd(name: "Age", value: String(Int(min(age, Double(Int32.max)).rounded(.down))))
-        deliver(head: head, body: stored.body, metrics: metrics, to: handle)
-    }
-
-    private func deliver(head: HTTPResponseHead, body: HTTPCache.StoredBody, metrics: EngineMetrics, to handle: @Sendable (EngineEvent) -> Void) {
-        var metrics = metrics
         metrics.responseStart = Date()
         handle(.responseHead(head))
-        var sent: Int64 = 0
-        let chunk = 64 << 10
+        send(stored.body, metrics: metrics, to: handle)
+    }
+
+    /// Sends a stored body and then `.finished`. A body in memory goes at once, in 64 KiB
+    /// chunks, to `handle` (the caller is on the task's callback queue); a body file is read by
+    /// the pump, one chunk at a time, through the delivery given to ``attach(deliver:)``, so
+    /// the task's reading pauses (a slow download file, stream or callback queue) hold it back
+    /// as they hold back the network and the file is never read ahead into memory.
+    private func send(_ body: HTTPCache.StoredBody, metrics: EngineMetrics, to handle: @Sendable (EngineEvent) -> Void) {
+        var metrics = metrics
         switch body {
         case .data(let data):
             var offset = data.startIndex
             while offset < data.endIndex {
-                let end = data.index(offset, offsetBy: chunk, limitedBy: data.endIndex) ?? data.endIndex
+                let end = data.index(offset, offsetBy: Self.chunkSize, limitedBy: data.endIndex) ?? data.endIndex
                 handle(.bodyPart(ByteBuffer(bytes: data[offset..<end])))
-                sent += Int64(end - offset)
                 offset = end
             }
+            metrics.responseEnd = Date()
+            metrics.responseBodyBytesReceived = Int64(data.count)
+            detach()
+            handle(.finished(metrics))
         case .file(let file):
+            let attached = pump.withLock { pump -> Bool in
+                guard pump.deliver != nil else { return false }
+                pump.file = file
+                pump.metrics = metrics
+                pump.started = true
+                return true
+            }
+            if attached {
+                schedulePump()
+                return
+            }
+            // No delivery attached: read it here, at once.
             defer { try? file.close() }
-            while let data = try? file.read(upToCount: chunk), !data.isEmpty {
+            var sent: Int64 = 0
+            while let data = try? file.read(upToCount: Self.chunkSize), !data.isEmpty {
                 handle(.bodyPart(ByteBuffer(bytes: data)))
                 sent += Int64(data.count)
             }
+            metrics.responseEnd = Date()
+            metrics.responseBodyBytesReceived = sent
+            handle(.finished(metrics))
         }
-        metrics.responseEnd = Date()
-        metrics.responseBodyBytesReceived = sent
-        handle(.finished(metrics))
+    }
+
+    private static let chunkSize = 64 << 10
+
+    // MARK: - The pump (stored body files)
+
+    private struct Pump {
+        /// Queues an event for the task with its backpressure; nil once the exchange is done
+        /// (it holds the task: dropping it breaks the cycle).
+        var deliver: (@Sendable (EngineEvent) -> Void)?
+        var file: FileHandle?
+        var metrics = EngineMetrics()
+        var sent: Int64 = 0
+        var started = false
+        var running = false
+        var readingPaused = false
+        var suspended = false
+        var cancelled = false
+    }
+
+    private let pump = Mutex(Pump())
+
+    /// How the pump hands events to the task: through its callback queue, with the same
+    /// backpressure as the engine's events. Call before the exchange starts.
+    func attach(deliver: @escaping @Sendable (EngineEvent) -> Void) {
+        pump.withLock { $0.deliver = deliver }
+    }
+
+    /// Drops the delivery (the exchange is over).
+    private func detach() {
+        pump.withLock { $0.deliver = nil }
+    }
+
+    /// The task's reading pause (backpressure), as for an engine task.
+    func setReadingPaused(_ paused: Bool) {
+        pump.withLock { $0.readingPaused = paused }
+        if !paused { schedulePump() }
+    }
+
+    /// The task was suspended (true) or resumed.
+    func setSuspended(_ suspended: Bool) {
+        pump.withLock { $0.suspended = suspended }
+        if !suspended { schedulePump() }
+    }
+
+    /// The task was cancelled: a stored body still being sent ends with `.failed(.cancelled)`.
+    func cancel() {
+        pump.withLock { $0.cancelled = true }
+        schedulePump()
+    }
+
+    private func schedulePump() {
+        let start = pump.withLock { pump -> Bool in
+            guard pump.started, !pump.running, pump.deliver != nil else { return false }
+            pump.running = true
+            return true
+        }
+        if start { DispatchQueue.global().async { [self] in runPump() } }
+    }
+
+    private func runPump() {
+        enum Step {
+            case stop
+            case send(EngineEvent, @Sendable (EngineEvent) -> Void, last: Bool)
+        }
+        while true {
+            let step = pump.withLock { pump -> Step in
+                guard let deliver = pump.deliver, let file = pump.file else {
+                    pump.running = false
+                    return .stop
+                }
+                if pump.cancelled {
+                    try? file.close()
+                    pump.deliver = nil
+                    pump.running = false
+                    return .send(.failed(.cancelled, pump.metrics), deliver, last: true)
+                }
+                if pump.readingPaused || pump.suspended {
+                    pump.running = false
+                    return .stop
+                }
+                if let data = try? file.read(upToCount: Self.chunkSize), !data.isEmpty {
+                    pump.sent += Int64(data.count)
+                    return .send(.bodyPart(ByteBuffer(bytes: data)), deliver, last: false)
+                }
+                try? file.close()
+                pump.deliver = nil
+                pump.running = false
+                pump.metrics.responseEnd = Date()
+                pump.metrics.responseBodyBytesReceived = pump.sent
+                return .send(.finished(pump.metrics), deliver, last: true)
+            }
+            guard case .send(let event, let deliver, let last) = step else { return }
+            deliver(event)
+            if last { return }
+        }
     }
 
     // MARK: - Network responses
@@ -167,27 +282,10 @@ final class CachedExchange: Sendable {
             if let replacing {
                 var metrics = metrics
                 metrics.revalidatedFromCache = true
-                var sent: Int64 = 0
-                switch replacing.body {
-                case .data(let data):
-                    var offset = data.startIndex
-                    while offset < data.endIndex {
-                        let end = data.index(offset, offsetBy: 64 << 10, limitedBy: data.endIndex) ?? data.endIndex
-                        forward(.bodyPart(ByteBuffer(bytes: data[offset..<end])))
-                        sent += Int64(end - offset)
-                        offset = end
-                    }
-                case .file(let file):
-                    defer { try? file.close() }
-                    while let data = try? file.read(upToCount: 64 << 10), !data.isEmpty {
-                        forward(.bodyPart(ByteBuffer(bytes: data)))
-                        sent += Int64(data.count)
-                    }
-                }
-                metrics.responseBodyBytesReceived = sent
-                forward(.finished(metrics))
+                send(replacing.body, metrics: metrics, to: forward)
             } else {
                 closeValidated()
+                detach()
                 forward(event)
             }
         case .failed:
@@ -197,6 +295,7 @@ final class CachedExchange: Sendable {
             }
             writer?.abandon()
             closeValidated()
+            detach()
             forward(event)
         case .uploadProgress:
             forward(event)
