@@ -52,9 +52,13 @@ struct HTTPCacheSessionTests {
     @Test func aFreshHitSendsNothing() async throws {
         try await TestServer.withRunning { server in
             let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))
+            let reported = Mutex<[EngineMetrics.ResourceFetchType]>([])
+            manager.setTaskDidFinishCollectingMetricsBlock { _, metrics in reported.withLock { $0.append(metrics.resourceFetchType) } }
             let url = server.sessionURL("/cached/fresh?cc=max-age=600")
             let first = await Self.fetch(manager, url)
             let second = await Self.fetch(manager, url)
+            try await eventually { reported.withLock { $0.count } == 2 }
+            #expect(reported.withLock { $0 } == [.networkLoad, .localCache])  // the metrics block sees it too
             #expect(first.error == nil && second.error == nil)
             #expect(server.requestsReceived(forPath: "/cached/fresh") == 1)
             #expect(first.id != nil && second.id == first.id)
