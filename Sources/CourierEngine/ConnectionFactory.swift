@@ -1,17 +1,20 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
 /// Opens connections: DNS, TCP (the resolved addresses raced by NIO's Happy Eyeballs
 /// connector, RFC 8305), TLS with the verification hook, and the HTTP/1.1 pipeline. Records
-/// the timings of each phase.
+/// the timings of each phase. Over TLS, ALPN offers `h2` too (unless the configuration says
+/// HTTP/1.1 only) and the pipeline for the protocol the server picks is installed after the
+/// handshake; h2c prior knowledge installs HTTP/2 at once.
 struct ConnectionFactory: Sendable {
     let configuration: EngineConfiguration
     let group: any EventLoopGroup
-    private let sslContext: NIOSSLContext?
+    let sslContext: NIOSSLContext?
     private let usesCustomVerifier: Bool
 
     init(configuration: EngineConfiguration, group: any EventLoopGroup) throws(EngineError) {
@@ -19,16 +22,23 @@ struct ConnectionFactory: Sendable {
         self.group = group
         self.usesCustomVerifier = configuration.tls.verifier != nil
         do {
-            self.sslContext = try NIOSSLContext(configuration: Self.makeTLSConfiguration(configuration.tls))
+            self.sslContext = try NIOSSLContext(
+                configuration: Self.makeTLSConfiguration(configuration.tls, httpVersion: configuration.httpVersion))
         } catch {
             throw .tlsHandshakeFailed("invalid TLS configuration: \(error)")
         }
     }
 
-    static func makeTLSConfiguration(_ tls: EngineTLSConfiguration) throws -> TLSConfiguration {
+    static func makeTLSConfiguration(
+        _ tls: EngineTLSConfiguration, httpVersion: EngineConfiguration.HTTPVersionPolicy = .http1Only
+    ) throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = tls.minimumTLSVersion
-        configuration.applicationProtocols = ["http/1.1"]
+        switch httpVersion {
+        case .http1Only: configuration.applicationProtocols = ["http/1.1"]
+        case .automatic: configuration.applicationProtocols = ["h2", "http/1.1"]
+        case .http2PriorKnowledge: configuration.applicationProtocols = ["h2"]
+        }
         // Parsed once; trusted alone, or beside the system store.
         let extra = try tls.additionalTrustRootsDER.enumerated().map { index, der in
             try load("additional trust root #\(index + 1) is not a DER certificate") { try NIOSSLCertificate(bytes: der, format: .der) }
@@ -80,7 +90,7 @@ struct ConnectionFactory: Sendable {
         id: ConnectionPoolStateMachine.ConnectionID,
         key: ConnectionKey,
         deadline: NIODeadline
-    ) async throws(EngineError) -> HTTP1Connection {
+    ) async throws(EngineError) -> EstablishedConnection {
         var info = ConnectionInfo()
         let addresses: [SocketAddress]
         // Through a proxy the socket goes to the proxy; the origin is named in the requests.
@@ -114,7 +124,12 @@ struct ConnectionFactory: Sendable {
         connectPort: Int,
         info: ConnectionInfo,
         deadline: NIODeadline
-    ) async throws(EngineError) -> HTTP1Connection {
+    ) async throws(EngineError) -> EstablishedConnection {
+        if mayUseHTTP2(key) {
+            return try await connectNegotiating(
+                id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
+                deadline: deadline)
+        }
         let remaining = deadline - .now()
         let decompressionSize: Int?
         let decompressor: NIOHTTPResponseDecompressor.Type?
@@ -257,19 +272,19 @@ struct ConnectionFactory: Sendable {
                 }
             }
             let handler = try await ready.get()
-            return HTTP1Connection(id: id, key: key, channel: channel, handler: handler)
+            return .http1(HTTP1Connection(id: id, key: key, channel: channel, handler: handler))
         } catch {
             channel.close(promise: nil)
             throw setupErrorBox.value ?? EngineErrorMapping.map(error, host: key.host)
         }
     }
 
-    private static func viaProxy(_ proxy: EngineProxy?, _ reason: String) -> String {
+    static func viaProxy(_ proxy: EngineProxy?, _ reason: String) -> String {
         guard let proxy else { return reason }
         return "\(reason) (the proxy \(proxy.host):\(proxy.port))"
     }
 
-    private static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         if let ioError = error as? IOError {
             return String(cString: strerror(ioError.errnoCode))
         }

@@ -6,16 +6,17 @@ import Synchronization
 ///
 /// The decisions happen under one lock; every action (I/O, callbacks) runs after it is released.
 final class ConnectionPool: Sendable {
-    private struct State {
+    struct State {
         var machine: ConnectionPoolStateMachine
         var waiters: [ConnectionPoolStateMachine.WaiterID: RequestExecution] = [:]
         var connections: [ConnectionPoolStateMachine.ConnectionID: HTTP1Connection] = [:]
+        var http2Connections: [ConnectionPoolStateMachine.ConnectionID: HTTP2Connection] = [:]
         var nextWaiterID = 0
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let factory: ConnectionFactory
-    private let configuration: EngineConfiguration
+    let configuration: EngineConfiguration
     private let shutdownPromiseLock = Mutex<[CheckedContinuation<Void, Never>]>([])
 
     init(configuration: EngineConfiguration, factory: ConnectionFactory) {
@@ -40,7 +41,7 @@ final class ConnectionPool: Sendable {
 
     /// Open connections (idle or busy), for tests and diagnostics.
     var openConnectionCount: Int {
-        state.withLock { $0.connections.count }
+        state.withLock { $0.connections.count + $0.http2Connections.count }
     }
 
     // MARK: - Requests
@@ -49,15 +50,20 @@ final class ConnectionPool: Sendable {
         guard execution.markQueued() else { return }
         enum Next {
             case run(HTTP1Connection)
+            case runStream(HTTP2Connection)
             case create(ConnectionPoolStateMachine.ConnectionID)
             case wait
             case fail
         }
         let next: Next = state.withLock { state in
-            switch state.machine.requestConnection(for: execution.key, waiter: execution.waiterID) {
+            let mayUseHTTP2 = factory.mayUseHTTP2(execution.key)
+            switch state.machine.requestConnection(for: execution.key, waiter: execution.waiterID, mayUseHTTP2: mayUseHTTP2) {
             case .lease(let id):
                 guard let connection = state.connections[id] else { return .fail }
                 return .run(connection)
+            case .leaseStream(let id):
+                guard let connection = state.http2Connections[id] else { return .fail }
+                return .runStream(connection)
             case .createConnection:
                 state.waiters[execution.waiterID] = execution
                 return .create(state.machine.makeConnectionID())
@@ -71,6 +77,8 @@ final class ConnectionPool: Sendable {
         switch next {
         case .run(let connection):
             run(execution, on: connection)
+        case .runStream(let connection):
+            connection.execute(execution)
         case .create(let id):
             openConnection(id: id, key: execution.key)
         case .wait:
@@ -122,12 +130,16 @@ final class ConnectionPool: Sendable {
 
     // MARK: - Connections
 
-    private func openConnection(id: ConnectionPoolStateMachine.ConnectionID, key: ConnectionKey) {
+    func openConnection(id: ConnectionPoolStateMachine.ConnectionID, key: ConnectionKey) {
         let deadline = NIODeadline.now() + configuration.connectTimeout
         Task {
             do {
-                let connection = try await factory.makeConnection(id: id, key: key, deadline: deadline)
-                connectionEstablished(connection)
+                switch try await factory.makeConnection(id: id, key: key, deadline: deadline) {
+                case .http1(let connection):
+                    connectionEstablished(connection)
+                case .http2(let connection):
+                    http2ConnectionEstablished(connection)
+                }
             } catch let error as EngineError {
                 connectionFailed(key: key, error: error)
             } catch {
@@ -164,19 +176,36 @@ final class ConnectionPool: Sendable {
                 onClosed: { pool.connectionClosed(connection) },
                 onRetry: { execution in pool.retry(execution) }
             )
-            let action = pool.state.withLock { $0.machine.connectionEstablished(connection.id, key: connection.key) }
+            let (action, extra) = pool.state.withLock { state in
+                let action = state.machine.connectionEstablished(connection.id, key: connection.key)
+                let extra = (0..<state.machine.additionalHTTP1Connections(for: connection.key)).map { _ in
+                    state.machine.makeConnectionID()
+                }
+                return (action, extra)
+            }
             pool.perform(action, connection: connection)
+            for id in extra {
+                pool.openConnection(id: id, key: connection.key)
+            }
         }
     }
 
-    private func connectionFailed(key: ConnectionKey, error: EngineError) {
-        let (waiter, retryID): (RequestExecution?, ConnectionPoolStateMachine.ConnectionID?) = state.withLock { state in
-            guard case .failWaiter(let id, let retryKey) = state.machine.connectionFailed(key: key) else { return (nil, nil) }
-            let waiter = state.waiters.removeValue(forKey: id)
-            let retryID = retryKey == nil ? nil : state.machine.makeConnectionID()
-            return (waiter, retryID)
+    func connectionFailed(key: ConnectionKey, error: EngineError) {
+        let (waiters, retryID): ([RequestExecution], ConnectionPoolStateMachine.ConnectionID?) = state.withLock { state in
+            switch state.machine.connectionFailed(key: key) {
+            case .failWaiter(let id, let retryKey):
+                let waiter = state.waiters.removeValue(forKey: id)
+                let retryID = retryKey == nil ? nil : state.machine.makeConnectionID()
+                return (waiter.map { [$0] } ?? [], retryID)
+            case .failWaiters(let ids):
+                return (ids.compactMap { state.waiters.removeValue(forKey: $0) }, nil)
+            case .none:
+                return ([], nil)
+            }
         }
-        waiter?.finish(.failure(error), metrics: nil)
+        for waiter in waiters {
+            waiter.finish(.failure(error), metrics: nil)
+        }
         if let retryID {
             openConnection(id: retryID, key: key)
         }
@@ -188,9 +217,16 @@ final class ConnectionPool: Sendable {
     }
 
     private func connectionClosed(_ connection: HTTP1Connection) {
+        connectionClosed(id: connection.id)
+    }
+
+    /// A connection's channel is gone (either protocol): forget it, open a replacement for
+    /// queued requests when the state machine says so.
+    func connectionClosed(id: ConnectionPoolStateMachine.ConnectionID) {
         let replacement: (ConnectionPoolStateMachine.ConnectionID, ConnectionKey)? = state.withLock { state in
-            state.connections[connection.id] = nil
-            guard let key = state.machine.connectionClosed(connection.id) else { return nil }
+            state.connections[id] = nil
+            state.http2Connections[id] = nil
+            guard let key = state.machine.connectionClosed(id) else { return nil }
             return (state.machine.makeConnectionID(), key)
         }
         if let replacement {
@@ -244,15 +280,19 @@ final class ConnectionPool: Sendable {
     // MARK: - Shutdown
 
     func shutdown() async {
-        let (waiters, connections): ([RequestExecution], [HTTP1Connection]) = state.withLock { state in
-            let action = state.machine.shutdown()
-            let waiters = action.fail.compactMap { state.waiters.removeValue(forKey: $0) }
-            return (waiters, Array(state.connections.values))
-        }
+        let (waiters, connections, http2Connections): ([RequestExecution], [HTTP1Connection], [HTTP2Connection]) =
+            state.withLock { state in
+                let action = state.machine.shutdown()
+                let waiters = action.fail.compactMap { state.waiters.removeValue(forKey: $0) }
+                return (waiters, Array(state.connections.values), Array(state.http2Connections.values))
+            }
         for waiter in waiters {
             waiter.finish(.failure(.shutDown), metrics: nil)
         }
         for connection in connections {
+            connection.close()
+        }
+        for connection in http2Connections {
             connection.close()
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -261,8 +301,8 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    private func notifyShutdownWaitersIfDone() {
-        let done = state.withLock { $0.machine.isShutDown && $0.connections.isEmpty }
+    func notifyShutdownWaitersIfDone() {
+        let done = state.withLock { $0.machine.isShutDown && $0.connections.isEmpty && $0.http2Connections.isEmpty }
         guard done else { return }
         let continuations = shutdownPromiseLock.withLock { list in
             defer { list.removeAll() }

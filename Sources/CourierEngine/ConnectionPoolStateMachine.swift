@@ -6,6 +6,12 @@ import NIOCore
 /// Per key: at most `maximumConnectionsPerHost` connections (open or opening); requests beyond
 /// that wait in FIFO order; at most `maximumIdleConnectionsPerHost` stay idle. Idle
 /// connections are reused most-recently-used first (warmest socket).
+///
+/// HTTP/2 side: a key that may speak HTTP/2 (TLS with `h2` offered, or h2c prior knowledge)
+/// opens one connection first and waits to learn what it speaks. An HTTP/2 connection carries
+/// up to its peer's `SETTINGS_MAX_CONCURRENT_STREAMS` requests at once (each a stream lease);
+/// requests beyond that wait in the same FIFO queue. After `GOAWAY` a connection takes no new
+/// streams, closes when its last stream ends, and a new one is opened for the queue.
 struct ConnectionPoolStateMachine {
     struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
         let raw: Int
@@ -21,14 +27,64 @@ struct ConnectionPoolStateMachine {
         var leased: Set<ConnectionID> = []
         var connecting = 0
         var waiters = CircularBuffer<WaiterID>()
+        /// What the key's connections speak: unknown until the first one is up (only for keys
+        /// that may use HTTP/2; others are HTTP/1.1 from the start).
+        var knownProtocol: KnownProtocol = .http1
+        /// Open HTTP/2 connections of this key.
+        var http2: [ConnectionID: HTTP2State] = [:]
 
-        var openOrOpening: Int { idle.count + leased.count + connecting }
+        var openOrOpening: Int { idle.count + leased.count + connecting + http2.count }
         var isEmpty: Bool { openOrOpening == 0 && waiters.isEmpty }
+
+        /// An HTTP/2 connection that takes new streams.
+        var hasLiveHTTP2Connection: Bool { http2.values.contains { !$0.goingAway } }
+
+        /// The live HTTP/2 connection with the most free streams, if any has one.
+        var http2ConnectionWithFreeStream: ConnectionID? {
+            var best: (id: ConnectionID, free: Int)?
+            for (id, state) in http2 where !state.goingAway && state.freeStreams > (best?.free ?? 0) {
+                best = (id, state.freeStreams)
+            }
+            return best?.id
+        }
+    }
+
+    /// What a key's connections are known to speak.
+    enum KnownProtocol: Equatable {
+        /// May be HTTP/2; the first connection is being opened to find out.
+        case unknown
+        case http1
+        case http2
+    }
+
+    /// One HTTP/2 connection's streams.
+    struct HTTP2State: Equatable {
+        /// The peer's `SETTINGS_MAX_CONCURRENT_STREAMS` (at least 1).
+        var maximumStreams: Int
+        /// Streams leased to requests now.
+        var activeStreams = 0
+        /// `GOAWAY` arrived: no new streams.
+        var goingAway = false
+
+        var freeStreams: Int { max(0, maximumStreams - activeStreams) }
+    }
+
+    /// What to do with an HTTP/2 connection.
+    enum HTTP2Action: Equatable {
+        case none
+        /// Start one stream on the connection for each of these waiters (in order).
+        case leaseStreams(ConnectionID, to: [WaiterID])
+        /// No stream is open: keep it and arm its idle timer.
+        case park(ConnectionID)
+        /// Close it (going away and drained, idle too long, or the pool is shut down).
+        case close(ConnectionID)
     }
 
     enum RequestAction: Equatable {
         /// Run the request on this idle connection.
         case lease(ConnectionID)
+        /// Run the request as a new stream on this HTTP/2 connection.
+        case leaseStream(ConnectionID)
         /// Open a new connection for the key; the waiter is queued until it is up.
         case createConnection(ConnectionKey)
         /// All connections are busy; the waiter is queued.
@@ -51,6 +107,9 @@ struct ConnectionPoolStateMachine {
         /// Fail this waiter with the connect error, and open another connection for the rest
         /// of the queue when `retryKey` is set.
         case failWaiter(WaiterID, retryKey: ConnectionKey?)
+        /// Fail all these waiters with the connect error (they all waited for the one
+        /// connection that would tell whether the key speaks HTTP/2).
+        case failWaiters([WaiterID])
         case none
     }
 
@@ -79,15 +138,30 @@ struct ConnectionPoolStateMachine {
 
     // MARK: - Requests
 
-    mutating func requestConnection(for key: ConnectionKey, waiter: WaiterID) -> RequestAction {
+    /// A request for `key` wants a connection. `mayUseHTTP2`: the key's connections may speak
+    /// HTTP/2 (decided by the engine's configuration; read when the key is first seen).
+    mutating func requestConnection(for key: ConnectionKey, waiter: WaiterID, mayUseHTTP2: Bool = false) -> RequestAction {
         guard !isShutDown else { return .failShutDown }
-        var host = hosts[key, default: HostState()]
+        var host = hosts[key] ?? HostState(knownProtocol: mayUseHTTP2 ? .unknown : .http1)
         defer { hosts[key] = host }
+        if let connection = host.http2ConnectionWithFreeStream {
+            host.http2[connection]?.activeStreams += 1
+            return .leaseStream(connection)
+        }
         if let connection = host.idle.popLast() {
             host.leased.insert(connection)
             return .lease(connection)
         }
         host.waiters.append(waiter)
+        if host.knownProtocol != .http1 {
+            // One connection at a time until it says what it speaks; an HTTP/2 connection
+            // that is merely full makes requests wait for a stream, not a new connection.
+            if host.connecting == 0, !host.hasLiveHTTP2Connection {
+                host.connecting += 1
+                return .createConnection(key)
+            }
+            return .enqueued
+        }
         if host.openOrOpening < maximumConnectionsPerHost {
             host.connecting += 1
             return .createConnection(key)
@@ -109,6 +183,7 @@ struct ConnectionPoolStateMachine {
     mutating func connectionEstablished(_ connection: ConnectionID, key: ConnectionKey) -> ConnectionAction {
         guard var host = hosts[key] else { return .close(connection) }
         host.connecting -= 1
+        host.knownProtocol = .http1
         keys[connection] = key
         hosts[key] = host
         if isShutDown {
@@ -122,6 +197,14 @@ struct ConnectionPoolStateMachine {
     mutating func connectionFailed(key: ConnectionKey) -> FailureAction {
         guard var host = hosts[key] else { return .none }
         host.connecting -= 1
+        if host.knownProtocol == .unknown || (host.knownProtocol == .http2 && !host.hasLiveHTTP2Connection && host.connecting == 0) {
+            // Everyone waited for this one connection.
+            let failed = Array(host.waiters)
+            host.waiters.removeAll()
+            hosts[key] = host
+            cleanUp(key)
+            return failed.isEmpty ? .none : .failWaiters(failed)
+        }
         guard let waiter = host.waiters.popFirst() else {
             hosts[key] = host
             cleanUp(key)
@@ -155,8 +238,14 @@ struct ConnectionPoolStateMachine {
         guard let key = keys.removeValue(forKey: connection), var host = hosts[key] else { return nil }
         host.leased.remove(connection)
         host.idle.removeAll { $0 == connection }
+        host.http2[connection] = nil
         var replacement: ConnectionKey?
-        if !isShutDown, host.waiters.count > host.connecting, host.openOrOpening < maximumConnectionsPerHost {
+        if host.knownProtocol == .http2 {
+            if !isShutDown, !host.waiters.isEmpty, host.connecting == 0, !host.hasLiveHTTP2Connection {
+                host.connecting += 1
+                replacement = key
+            }
+        } else if !isShutDown, host.waiters.count > host.connecting, host.openOrOpening < maximumConnectionsPerHost {
             host.connecting += 1
             replacement = key
         }
@@ -167,6 +256,9 @@ struct ConnectionPoolStateMachine {
 
     /// An idle connection's idle timer fired.
     mutating func idleTimeoutFired(_ connection: ConnectionID) -> ConnectionAction {
+        if let key = keys[connection], let state = hosts[key]?.http2[connection] {
+            return state.activeStreams == 0 ? .close(connection) : .none
+        }
         guard let key = keys[connection], var host = hosts[key],
             let index = host.idle.firstIndex(of: connection)
         else { return .none }
@@ -181,12 +273,92 @@ struct ConnectionPoolStateMachine {
         for (key, var host) in hosts {
             action.close.append(contentsOf: host.idle)
             action.close.append(contentsOf: host.leased)
+            action.close.append(contentsOf: host.http2.keys)
             action.fail.append(contentsOf: host.waiters)
             host.idle.removeAll()
             host.waiters.removeAll()
             hosts[key] = host
         }
         return action
+    }
+
+    // MARK: - HTTP/2
+
+    /// A new connection for `key` turned out to speak HTTP/2 and allows `maximumStreams`
+    /// concurrent streams: queued requests get streams on it.
+    mutating func http2ConnectionEstablished(_ connection: ConnectionID, key: ConnectionKey, maximumStreams: Int) -> HTTP2Action {
+        guard var host = hosts[key] else { return .close(connection) }
+        host.connecting -= 1
+        host.knownProtocol = .http2
+        hosts[key] = host
+        if isShutDown {
+            cleanUp(key)
+            return .close(connection)
+        }
+        keys[connection] = key
+        host.http2[connection] = HTTP2State(maximumStreams: max(1, maximumStreams))
+        hosts[key] = host
+        return leaseFreeStreams(connection, key: key)
+    }
+
+    /// The peer changed `SETTINGS_MAX_CONCURRENT_STREAMS`.
+    mutating func http2SettingsChanged(_ connection: ConnectionID, maximumStreams: Int) -> HTTP2Action {
+        guard let key = keys[connection], hosts[key]?.http2[connection] != nil else { return .none }
+        hosts[key]?.http2[connection]?.maximumStreams = max(1, maximumStreams)
+        return leaseFreeStreams(connection, key: key)
+    }
+
+    /// A stream (request) on an HTTP/2 connection ended, cleanly or not.
+    mutating func http2StreamReleased(_ connection: ConnectionID) -> HTTP2Action {
+        guard let key = keys[connection], var state = hosts[key]?.http2[connection] else { return .none }
+        state.activeStreams = max(0, state.activeStreams - 1)
+        hosts[key]?.http2[connection] = state
+        if isShutDown || state.goingAway {
+            return state.activeStreams == 0 ? .close(connection) : .none
+        }
+        return leaseFreeStreams(connection, key: key)
+    }
+
+    /// `GOAWAY` arrived on an HTTP/2 connection: it takes no new streams. Returns what to do
+    /// with it, and a key to open a new connection for when requests are queued.
+    mutating func http2GoAwayReceived(_ connection: ConnectionID) -> (HTTP2Action, createConnection: ConnectionKey?) {
+        guard let key = keys[connection], var host = hosts[key], var state = host.http2[connection] else { return (.none, nil) }
+        state.goingAway = true
+        host.http2[connection] = state
+        var create: ConnectionKey?
+        if !isShutDown, !host.waiters.isEmpty, host.connecting == 0, !host.hasLiveHTTP2Connection {
+            host.connecting += 1
+            create = key
+        }
+        hosts[key] = host
+        return (state.activeStreams == 0 ? .close(connection) : .none, create)
+    }
+
+    /// After an HTTP/1.1 connection came up for a key that was probing for HTTP/2: how many
+    /// more connections to open now for the requests still queued (each counted as opening).
+    mutating func additionalHTTP1Connections(for key: ConnectionKey) -> Int {
+        guard !isShutDown, var host = hosts[key], host.knownProtocol == .http1 else { return 0 }
+        let wanted = max(0, host.waiters.count - host.connecting)
+        let room = max(0, maximumConnectionsPerHost - host.openOrOpening)
+        let count = min(wanted, room)
+        host.connecting += count
+        hosts[key] = host
+        return count
+    }
+
+    private mutating func leaseFreeStreams(_ connection: ConnectionID, key: ConnectionKey) -> HTTP2Action {
+        guard var host = hosts[key], var state = host.http2[connection], !state.goingAway else { return .none }
+        var leased: [WaiterID] = []
+        while state.freeStreams > 0, let waiter = host.waiters.popFirst() {
+            state.activeStreams += 1
+            leased.append(waiter)
+        }
+        host.http2[connection] = state
+        hosts[key] = host
+        if leased.isEmpty {
+            return state.activeStreams == 0 ? .park(connection) : .none
+        }
+        return .leaseStreams(connection, to: leased)
     }
 
     // MARK: - Helpers

@@ -20,6 +20,19 @@ public struct EngineConfiguration: Sendable {
     public var proxy: EngineProxy?
     /// Response decompression (gzip and deflate). Default on, with a guard against bombs.
     public var decompression: Decompression = .enabled()
+    /// Which HTTP versions the engine speaks. Default ``HTTPVersionPolicy/automatic``: HTTP/2
+    /// when the server picks it in the TLS handshake (ALPN), HTTP/1.1 otherwise.
+    public var httpVersion: HTTPVersionPolicy = .automatic
+    /// HTTP/2: the most streams (requests) one connection carries at once; the server's
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` applies when lower. Default 1,000.
+    public var maximumConcurrentStreamsPerConnection: Int = 1_000
+    /// HTTP/2: the largest response header list accepted (`SETTINGS_MAX_HEADER_LIST_SIZE`,
+    /// decoded bytes); a larger one fails the connection with
+    /// ``EngineError/protocolViolation(_:)``. Default 64 KiB.
+    public var http2MaximumHeaderListSize: Int = 64 * 1024
+    /// HTTP/2: the receive window each stream keeps open (flow control): how much of a
+    /// response may arrive before the caller reads it. Default 1 MiB.
+    public var http2StreamWindowSize: Int = 1 << 20
     /// Replaces DNS (tests): the addresses a host name resolves to, in the order to try them.
     var resolveOverride: (@Sendable (_ host: String, _ port: Int) -> [SocketAddress])?
 
@@ -31,6 +44,19 @@ public struct EngineConfiguration: Sendable {
         /// inflated. A body that expands past `ratio` times its compressed size, or past
         /// `maximumSize` bytes, fails with ``EngineError/decompressionLimitExceeded(_:)``.
         case enabled(ratio: Int = 100, maximumSize: Int = 1 << 30)
+    }
+
+    /// Which HTTP versions an engine speaks.
+    public enum HTTPVersionPolicy: Sendable, Equatable {
+        /// HTTP/1.1 only: ALPN offers `http/1.1`, one request per connection at a time.
+        case http1Only
+        /// Over TLS, ALPN offers `h2` and `http/1.1` and the engine speaks what the server
+        /// picks; plain `http` stays HTTP/1.1. The default.
+        case automatic
+        /// HTTP/2 without negotiation: cleartext `http` URLs speak h2c with prior knowledge
+        /// (RFC 9113 §3.3) and TLS offers only `h2`. Opt-in, for servers known to speak it;
+        /// a forward proxy for plain `http` keeps HTTP/1.1.
+        case http2PriorKnowledge
     }
 
     /// The defaults described on each property.

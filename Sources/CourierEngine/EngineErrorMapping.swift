@@ -1,14 +1,22 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOSSL
 
 /// Turns the errors SwiftNIO, NIOSSL and the decompressor raise into ``EngineError`` cases
 /// that say what happened in a user's words.
 enum EngineErrorMapping {
+    /// An HTTP/2 stream the server did not process (`REFUSED_STREAM`, or above the last
+    /// stream id of its `GOAWAY`): safe to send again on another connection.
+    static let http2StreamRefused = EngineError.connectionLost("the server refused the HTTP/2 stream without processing it")
+
     static func map(_ error: any Error, host: String = "") -> EngineError {
         if let engineError = error as? EngineError {
             return engineError
+        }
+        if let http2Error = error as? any NIOHTTP2Error {
+            return mapHTTP2(http2Error)
         }
         if let parserError = error as? HTTPParserError {
             switch parserError {
@@ -58,5 +66,21 @@ enum EngineErrorMapping {
             return .connectionLost("\(error)")
         }
         return .connectionLost("\(error)")
+    }
+
+    private static func mapHTTP2(_ error: any NIOHTTP2Error) -> EngineError {
+        switch error {
+        case let closed as NIOHTTP2Errors.StreamClosed:
+            if closed.errorCode == .refusedStream { return http2StreamRefused }
+            return .connectionLost("the server reset the HTTP/2 stream (\(closed.errorCode))")
+        case is NIOHTTP2Errors.CreatedStreamAfterGoaway, is NIOHTTP2Errors.NoStreamIDAvailable:
+            return http2StreamRefused
+        case is NIOHTTP2Errors.IOOnClosedConnection:
+            return .connectionLost("the HTTP/2 connection closed")
+        case is NIOHTTP2Errors.ExcessivelyLargeHeaderBlock:
+            return .protocolViolation("the HTTP/2 header block is larger than allowed")
+        default:
+            return .protocolViolation("HTTP/2: \(error)")
+        }
     }
 }

@@ -45,7 +45,9 @@ public struct EngineMetrics: Sendable, Equatable {
     public var remoteAddress: String?
     /// Remote port of the connection.
     public var remotePort: Int?
-    /// The protocol spoken: `http/1.1` (or `http/1.0` when the server answered so).
+    /// The protocol spoken: `h2` (HTTP/2), `http/1.1` (or `http/1.0` when the server answered
+    /// so). Over HTTP/2, ``isReusedConnection`` says the request was a later stream on a
+    /// connection that had carried others.
     public var networkProtocolName: String?
     /// The negotiated TLS version, e.g. `TLSv1.3`; nil for plain HTTP.
     public var tlsProtocolVersion: String?

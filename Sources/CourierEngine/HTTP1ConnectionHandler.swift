@@ -53,6 +53,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     let decompressionMaximumSize: Int?
     /// The host this connection serves (for error messages).
     let host: String
+    /// The protocol reported in metrics before a response says otherwise: `http/1.1`, or `h2`
+    /// when this handler runs one HTTP/2 stream.
+    var protocolName = "http/1.1"
 
     private var stateMachine = HTTP1ConnectionStateMachine()
     private var handshakeCompleted = false
@@ -136,7 +139,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         case .head(let head):
             exchange?.metrics.responseHeaderBytesReceived += Self.approximateSize(of: head)
             if let exchange, !(100..<200).contains(head.status.code) {
-                exchange.metrics.networkProtocolName = head.version.minor == 0 ? "http/1.0" : "http/1.1"
+                exchange.metrics.networkProtocolName =
+                    head.version.major == 2 ? "h2" : head.version.minor == 0 ? "http/1.0" : "http/1.1"
                 if let encoding = head.headers.first(name: "content-encoding")?.lowercased(),
                     encoding == "gzip" || encoding == "deflate" || encoding == "x-gzip",
                     let limit = decompressionMaximumSize
@@ -221,7 +225,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         metrics.remoteAddress = info.remoteAddress?.ip
         metrics.remotePort = info.remoteAddress?.port
         metrics.tlsProtocolVersion = info.tlsProtocolVersion
-        metrics.networkProtocolName = "http/1.1"
+        metrics.networkProtocolName = protocolName
 
         let request = execution.request
         let body = request.body
@@ -245,7 +249,18 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         )
         exchange.metrics.requestStart = Date()
         exchange.metrics.requestHeaderBytesSent = Self.approximateSize(of: head)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if protocolName == "h2" {
+            // An HTTP/2 stream can refuse the head without closing anything (a GOAWAY came
+            // first): fail the request instead of waiting for its idle timeout.
+            let headWritten = context.eventLoop.makePromise(of: Void.self)
+            context.write(wrapOutboundOut(.head(head)), promise: headWritten)
+            headWritten.futureResult.assumeIsolated().whenFailure { [weak self] error in
+                guard let self, self.exchange === exchange else { return }
+                self.perform(self.stateMachine.errorCaught(self.mapError(error)))
+            }
+        } else {
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+        }
         if case .sendRequestHead(let sendBody) = action {
             if body == nil {
                 writeEnd(exchange, context: context)
@@ -524,7 +539,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         retryable: Bool,
         metrics: EngineMetrics? = nil
     ) {
-        if retryable, let onRetry, onRetry(execution) {
+        // A stream the HTTP/2 server refused (or never took, after GOAWAY) was not processed:
+        // the pool may send it again, whatever its method.
+        if retryable || error == EngineErrorMapping.http2StreamRefused, let onRetry, onRetry(execution) {
             return
         }
         execution.finish(.failure(error), metrics: metrics)

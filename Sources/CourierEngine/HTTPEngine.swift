@@ -1,8 +1,10 @@
 public import NIOCore
 public import NIOPosix
 
-/// Courier's HTTP/1.1 client engine: a connection pool over SwiftNIO with TLS verification
-/// hooks, timeouts, backpressure and per-request metrics.
+/// Courier's HTTP client engine: a connection pool over SwiftNIO with TLS verification
+/// hooks, timeouts, backpressure and per-request metrics. Speaks HTTP/1.1 and HTTP/2: over
+/// TLS it offers `h2` (ALPN) and multiplexes requests as streams on one connection per origin
+/// when the server picks it (``EngineConfiguration/httpVersion``).
 ///
 /// One engine owns one pool; share it. Requests run concurrently; each reports its events to
 /// the closure given to ``execute(_:onEvent:)`` (on the connection's event loop, in order,

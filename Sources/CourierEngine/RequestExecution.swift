@@ -86,6 +86,14 @@ final class RequestExecution: Sendable {
         state.withLock { $0.attempts < 2 && request.isIdempotent }
     }
 
+    /// Whether a request the server never processed (an HTTP/2 stream refused, or above the
+    /// last stream id of a `GOAWAY`) may be sent again, whatever its method: up to twice more,
+    /// and only when its body can be replayed (not a one-shot stream).
+    func mayRetryUnprocessed() -> Bool {
+        if let body = request.body, case .stream = body.storage { return false }
+        return state.withLock { $0.attempts < 3 }
+    }
+
     var phase: Phase { state.withLock { $0.phase } }
 
     /// Passes a non-terminal event to the caller.

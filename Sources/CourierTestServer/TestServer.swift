@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// An httpbin-compatible HTTP/1.1 server with fault endpoints, for tests, demos and
 /// `courier serve`.
@@ -31,6 +32,10 @@ public final class TestServer: Sendable {
         /// The certificate authority whose chains the server presents;
         /// `nil` (default) uses `TestCertificateAuthority.shared`.
         public var certificateAuthority: TestCertificateAuthority?
+        /// HTTP/2: over TLS the server advertises `h2` beside `http/1.1` (ALPN) and serves
+        /// every endpoint on either; `nil` keeps HTTPS at HTTP/1.1. Default: HTTP/2 with the
+        /// usual settings. See ``HTTP2Options`` for the HTTP/2 fault modes and h2c.
+        public var http2: HTTP2Options?
 
         /// Creates a configuration; every parameter has the default documented on its property.
         public init(
@@ -38,13 +43,45 @@ public final class TestServer: Sendable {
             port: Int = 0,
             tls: ServerChainKind? = nil,
             requireClientCertificate: Bool = false,
-            certificateAuthority: TestCertificateAuthority? = nil
+            certificateAuthority: TestCertificateAuthority? = nil,
+            http2: HTTP2Options? = HTTP2Options()
         ) {
+            self.http2 = http2
             self.host = host
             self.port = port
             self.tls = tls
             self.requireClientCertificate = requireClientCertificate
             self.certificateAuthority = certificateAuthority
+        }
+    }
+
+    /// How the server speaks HTTP/2, including its connection-level fault modes.
+    public struct HTTP2Options: Sendable {
+        /// `SETTINGS_MAX_CONCURRENT_STREAMS` announced to clients. Default 100; 1 makes a
+        /// client queue every request beyond the first.
+        public var maximumConcurrentStreams: Int
+        /// `SETTINGS_INITIAL_WINDOW_SIZE`: how much request body a client may send per stream
+        /// before the server grants more. Default 65,535; 0 is a window that never opens
+        /// (the server never reads an upload).
+        public var initialWindowSize: Int
+        /// After this many streams on one connection the server sends `GOAWAY` naming the
+        /// last of them: those finish, later ones are refused. `nil` (default): never.
+        public var goAwayAfterStreams: Int?
+        /// Plain `http` speaks HTTP/2 with prior knowledge (h2c) instead of HTTP/1.1.
+        /// Default `false`.
+        public var cleartext: Bool
+
+        /// Creates options; every parameter has the default documented on its property.
+        public init(
+            maximumConcurrentStreams: Int = 100,
+            initialWindowSize: Int = 65_535,
+            goAwayAfterStreams: Int? = nil,
+            cleartext: Bool = false
+        ) {
+            self.maximumConcurrentStreams = maximumConcurrentStreams
+            self.initialWindowSize = initialWindowSize
+            self.goAwayAfterStreams = goAwayAfterStreams
+            self.cleartext = cleartext
         }
     }
 
@@ -107,6 +144,9 @@ public final class TestServer: Sendable {
             // On close, NIOSSL waits this long for the peer's close_notify (default 5 s); a
             // stalled or misbehaving client must not hold up `shutdown()` or a fault's close.
             tlsConfiguration.shutdownTimeout = .milliseconds(250)
+            if configuration.http2 != nil {
+                tlsConfiguration.applicationProtocols = ["h2", "http/1.1"]
+            }
             sslContext = try NIOSSLContext(configuration: tlsConfiguration)
         } else {
             sslContext = nil
@@ -120,24 +160,31 @@ public final class TestServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
+            .childChannelInitializer { [http2 = configuration.http2] channel in
                 registry.accepted(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    let server = ServerPipeline(router: router, registry: registry, scheme: scheme, http2: http2)
                     if let sslContext {
                         try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+                        if http2 != nil {
+                            try pipeline.addHandler(
+                                ApplicationProtocolNegotiationHandler { result, channel in
+                                    channel.eventLoop.makeCompletedFuture {
+                                        if case .negotiated("h2") = result {
+                                            try server.configureHTTP2(channel)
+                                        } else {
+                                            try server.configureHTTP1(channel)
+                                        }
+                                    }
+                                })
+                            return
+                        }
+                    } else if http2?.cleartext == true {
+                        try server.configureHTTP2(channel)
+                        return
                     }
-                    let rawWriter = RawWriter()
-                    try pipeline.addHandler(rawWriter)
-                    try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
-                    try pipeline.addHandler(
-                        HTTPConnectionHandler(
-                            router: router,
-                            rawWriter: rawWriter,
-                            registry: registry,
-                            scheme: scheme
-                        )
-                    )
+                    try server.configureHTTP1(channel)
                 }
             }
             .bind(host: configuration.host, port: configuration.port)

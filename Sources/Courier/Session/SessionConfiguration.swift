@@ -23,6 +23,10 @@ public struct SessionConfiguration: Sendable {
     public var maximumRedirects: Int = 16
     /// Whether responses are decompressed (gzip, deflate). On.
     public var decompressesResponses: Bool = true
+    /// Which HTTP versions the session speaks: HTTP/2 when the server picks it during the TLS
+    /// handshake, else HTTP/1.1 (``EngineConfiguration/HTTPVersionPolicy/automatic``, the
+    /// default); `.http1Only`; or `.http2PriorKnowledge` (h2c for plain `http`, opt-in).
+    public var httpVersion: EngineConfiguration.HTTPVersionPolicy = .automatic
     /// TLS settings handed to the engine (trust roots, minimum version, client identity).
     public var tls: EngineTLSConfiguration = .init()
     /// A forward HTTP proxy for every request (`CONNECT` tunnels for https, so TLS and the
@@ -92,6 +96,7 @@ public struct SessionConfiguration: Sendable {
         configuration.decompression = decompressesResponses ? .enabled() : .disabled
         configuration.tls = tls
         configuration.proxy = proxy
+        configuration.httpVersion = httpVersion
         if let verifier {
             configuration.tls.verifier = verifier
         }

@@ -1,0 +1,109 @@
+import NIOCore
+
+/// The pool's HTTP/2 side: performs what ``ConnectionPoolStateMachine``'s HTTP/2 decisions say
+/// (streams leased to queued requests, connections parked, drained after `GOAWAY`, closed).
+extension ConnectionPool {
+    func http2ConnectionEstablished(_ connection: HTTP2Connection) {
+        let pool = self
+        let registered: Bool = state.withLock { state in
+            if state.machine.isShutDown { return false }
+            state.http2Connections[connection.id] = connection
+            return true
+        }
+        guard registered else {
+            connection.channel.close(promise: nil)
+            _ = state.withLock { $0.machine.http2ConnectionEstablished(connection.id, key: connection.key, maximumStreams: 1) }
+            return
+        }
+        connection.eventLoop.execute {
+            guard connection.channel.isActive else {
+                pool.state.withLock { _ = $0.http2Connections.removeValue(forKey: connection.id) }
+                pool.connectionFailed(
+                    key: connection.key,
+                    error: .connectionLost("the server closed the connection right after it opened")
+                )
+                return
+            }
+            connection.installCallbacks(
+                .init(
+                    streamEnded: { pool.http2StreamEnded(connection) },
+                    retry: { execution in pool.retryUnprocessed(execution) },
+                    settingsChanged: { maximum in
+                        let action = pool.state.withLock { $0.machine.http2SettingsChanged(connection.id, maximumStreams: maximum) }
+                        pool.perform(action, http2: connection)
+                    },
+                    goAway: { pool.http2GoAway(connection) },
+                    closed: { pool.connectionClosed(id: connection.id) }
+                ))
+            let limits = connection.currentLimits
+            let action = pool.state.withLock {
+                $0.machine.http2ConnectionEstablished(connection.id, key: connection.key, maximumStreams: limits.maximumStreams)
+            }
+            pool.perform(action, http2: connection)
+            if limits.goingAway {
+                pool.http2GoAway(connection)
+            }
+        }
+    }
+
+    private func http2StreamEnded(_ connection: HTTP2Connection) {
+        let action = state.withLock { $0.machine.http2StreamReleased(connection.id) }
+        perform(action, http2: connection)
+    }
+
+    private func http2GoAway(_ connection: HTTP2Connection) {
+        let (action, createID): (ConnectionPoolStateMachine.HTTP2Action, ConnectionPoolStateMachine.ConnectionID?) =
+            state.withLock { state in
+                let (action, create) = state.machine.http2GoAwayReceived(connection.id)
+                return (action, create == nil ? nil : state.machine.makeConnectionID())
+            }
+        perform(action, http2: connection)
+        if let createID {
+            openConnection(id: createID, key: connection.key)
+        }
+    }
+
+    /// A request the server never processed: send it again (any method), on whatever
+    /// connection the pool gives it. Returns false when it must fail instead.
+    private func retryUnprocessed(_ execution: RequestExecution) -> Bool {
+        guard execution.mayRetryUnprocessed() else { return false }
+        submit(execution)
+        return true
+    }
+
+    private func perform(_ action: ConnectionPoolStateMachine.HTTP2Action, http2 connection: HTTP2Connection) {
+        switch action {
+        case .none:
+            break
+        case .leaseStreams(_, let waiterIDs):
+            let waiters = state.withLock { state in waiterIDs.map { state.waiters.removeValue(forKey: $0) } }
+            for waiter in waiters {
+                if let waiter {
+                    connection.execute(waiter)
+                } else {
+                    http2StreamEnded(connection)
+                }
+            }
+        case .park:
+            if connection.markIdle() {
+                armIdleTimer(connection, at: .now() + configuration.connectionIdleTimeout)
+            }
+        case .close:
+            connection.close()
+        }
+    }
+
+    private func armIdleTimer(_ connection: HTTP2Connection, at deadline: NIODeadline) {
+        let timeout = configuration.connectionIdleTimeout
+        connection.eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+            guard let self, let idleSince = connection.idleTimerFired() else { return }
+            let due = idleSince + timeout
+            if due <= .now() {
+                let action = self.state.withLock { $0.machine.idleTimeoutFired(connection.id) }
+                if case .close = action { connection.close() }
+            } else {
+                self.armIdleTimer(connection, at: due)
+            }
+        }
+    }
+}

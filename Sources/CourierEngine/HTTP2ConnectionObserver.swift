@@ -1,0 +1,123 @@
+import NIOCore
+import NIOHTTP2
+
+/// Watches an HTTP/2 connection's control frames between `NIOHTTP2Handler` and the stream
+/// multiplexer: the server's first SETTINGS makes the connection ready, later ones change
+/// `SETTINGS_MAX_CONCURRENT_STREAMS`, `GOAWAY` stops new streams, and the channel's end is
+/// reported once. Everything passes through.
+///
+/// Event-loop confined; the callbacks are set before the first request and run on the loop.
+final class HTTP2ConnectionObserver: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+
+    /// Streams assumed when the server's SETTINGS don't limit them (RFC 9113 leaves it
+    /// unlimited; 100 is the recommended minimum and what most servers send).
+    static let defaultMaximumStreams = 100
+
+    /// The setup handler, told when the first SETTINGS arrives or setup fails.
+    weak var setup: ConnectionSetupHandler?
+    let host: String
+    /// The server's current `SETTINGS_MAX_CONCURRENT_STREAMS` (nil before its first SETTINGS).
+    private(set) var maximumStreams: Int?
+    /// Whether the server sent `GOAWAY`.
+    private(set) var goingAway = false
+    /// The lowest last-stream id of the server's `GOAWAY`s: streams above it were not processed.
+    private(set) var goAwayLastStreamID: HTTP2StreamID?
+    private(set) var isClosed = false
+    /// An upper bound on streams from the configuration (the server's value is used when lower).
+    let streamCap: Int
+
+    var onSettingsChanged: ((Int) -> Void)?
+    var onGoAway: (() -> Void)?
+    var onClosed: (() -> Void)?
+    /// A connection-level error after setup (NIOHTTP2 has sent GOAWAY but keeps the channel
+    /// open): every stream fails with it and the connection closes.
+    var onConnectionError: ((EngineError) -> Void)?
+
+    init(host: String, streamCap: Int) {
+        self.host = host
+        self.streamCap = max(1, streamCap)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        if frame.streamID == .rootStream {
+            switch frame.payload {
+            case .settings(.settings(let settings)):
+                let announced = settings.last(where: { $0.parameter == .maxConcurrentStreams }).map { Int($0.value) }
+                if maximumStreams == nil {
+                    maximumStreams = min(streamCap, announced ?? Self.defaultMaximumStreams)
+                    setup?.markReady()
+                } else if let announced {
+                    maximumStreams = min(streamCap, announced)
+                    onSettingsChanged?(min(streamCap, announced))
+                }
+            case .goAway(let lastStreamID, _, _):
+                goAwayLastStreamID = min(lastStreamID, goAwayLastStreamID ?? lastStreamID)
+                if !goingAway {
+                    goingAway = true
+                    if maximumStreams == nil {
+                        setup?.setupFailed(.connectionLost("the server sent GOAWAY before its SETTINGS"))
+                    }
+                    onGoAway?()
+                }
+            default:
+                break
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let mapped = EngineErrorMapping.map(error, host: host)
+        if maximumStreams == nil {
+            setup?.setupFailed(mapped)
+        } else if let onConnectionError {
+            self.onConnectionError = nil
+            // No new stream goes here: the pool opens another connection for what waits.
+            if !goingAway {
+                goingAway = true
+                onGoAway?()
+            }
+            onConnectionError(mapped)
+        } else {
+            context.close(promise: nil)
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !isClosed {
+            isClosed = true
+            let onClosed = self.onClosed
+            self.onClosed = nil
+            onClosed?()
+        }
+        context.fireChannelInactive()
+    }
+}
+
+/// First in each stream's pipeline: a stream closed above the last stream id of the server's
+/// `GOAWAY` was never processed, whatever `RST_STREAM` code came with it (servers send
+/// `CANCEL` as well as `REFUSED_STREAM`), so its error becomes the retryable refusal.
+final class HTTP2StreamRefusalHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias InboundOut = HTTP2Frame.FramePayload
+
+    private let observer: HTTP2ConnectionObserver
+
+    init(observer: HTTP2ConnectionObserver) {
+        self.observer = observer
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is NIOHTTP2Errors.StreamClosed, let last = observer.goAwayLastStreamID,
+            let id = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID), id > last
+        {
+            context.fireErrorCaught(EngineErrorMapping.http2StreamRefused)
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+}

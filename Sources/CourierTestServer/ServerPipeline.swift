@@ -1,0 +1,87 @@
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import Synchronization
+
+/// Builds a server connection's HTTP pipeline once its protocol is known: HTTP/1.1 (the codec,
+/// the raw writer for faults, ``HTTPConnectionHandler``) or HTTP/2 (each stream gets the
+/// HTTP/2-to-HTTP/1 codec in front of the same ``HTTPConnectionHandler``, so every endpoint
+/// answers on both; ``HTTP2FaultHandler`` serves the `/h2/…` fault endpoints).
+struct ServerPipeline: Sendable {
+    let router: RequestRouter
+    let registry: ConnectionRegistry
+    let scheme: String
+    let http2: TestServer.HTTP2Options?
+
+    /// Must run on the channel's event loop.
+    func configureHTTP1(_ channel: any Channel) throws {
+        let pipeline = channel.pipeline.syncOperations
+        let rawWriter = RawWriter()
+        try pipeline.addHandler(rawWriter)
+        try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
+        try pipeline.addHandler(HTTPConnectionHandler(router: router, rawWriter: rawWriter, registry: registry, scheme: scheme))
+    }
+
+    /// Must run on the channel's event loop.
+    func configureHTTP2(_ channel: any Channel) throws {
+        let options = http2 ?? TestServer.HTTP2Options()
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: max(0, options.maximumConcurrentStreams)),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 20),
+            HTTP2Setting(parameter: .initialWindowSize, value: max(0, min(options.initialWindowSize, Int(Int32.max)))),
+        ]
+        // Tests reset and refuse many streams on purpose.
+        connection.maximumConnectionGlitches = 100_000
+        var stream = NIOHTTP2Handler.StreamConfiguration()
+        stream.targetWindowSize = max(1, options.initialWindowSize)
+        stream.outboundBufferSizeHighWatermark = 64 * 1024
+        stream.outboundBufferSizeLowWatermark = 32 * 1024
+        stream.streamResetFrameRateLimit.maximumCount = 100_000
+        stream.streamErrorRateLimit.maximumCount = 100_000
+        let streams = StreamCounter()
+        let (router, registry, scheme) = (self.router, self.registry, self.scheme)
+        let goAwayAfter = options.goAwayAfterStreams
+        let rawWriter = RawWriter()
+        try channel.pipeline.syncOperations.addHandler(rawWriter)
+        let loopRawWriter = NIOLoopBound(rawWriter, eventLoop: channel.eventLoop)
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server,
+            connectionConfiguration: connection,
+            streamConfiguration: stream
+        ) { streamChannel in
+            streamChannel.eventLoop.makeCompletedFuture {
+                let number = streams.next()
+                let sync = streamChannel.pipeline.syncOperations
+                // After a GOAWAY, the server refuses every later stream without processing it.
+                let refused = goAwayAfter.map { number > $0 } ?? false
+                try sync.addHandler(HTTP2FaultHandler(registry: registry, rawWriter: loopRawWriter.value, refuse: refused))
+                try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                try sync.addHandler(
+                    HTTPConnectionHandler(router: router, rawWriter: RawWriter(), registry: registry, scheme: scheme))
+                if let goAwayAfter, number == goAwayAfter,
+                    let streamID = try? streamChannel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+                {
+                    // GOAWAY naming this stream as the last one processed: the client learns
+                    // that every later stream was not (NIOHTTP2 ignores them after GOAWAY;
+                    // one already set up is refused by its fault handler).
+                    let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streamID, errorCode: .noError, opaqueData: nil))
+                    channel.writeAndFlush(frame, promise: nil)
+                }
+            }
+        }
+    }
+}
+
+/// Counts a connection's streams (on its event loop, but the initializer is `@Sendable`).
+final class StreamCounter: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts a stream; returns its number on the connection (1 for the first).
+    func next() -> Int {
+        count.withLock { count in
+            count += 1
+            return count
+        }
+    }
+}
