@@ -29,6 +29,8 @@ struct AsyncStreamingTests {
             try await eventually { manager.tasks.isEmpty }
             try await eventually { ClientSocketProbe.sockets(toPort: server.port) == 0 }
             #expect(poll.body.task?.state == .completed)
+            // The head was handed over as HTTPResponse only: no HTTPURLResponse was made.
+            #expect(poll.body.task?.snapshot.withLock { $0.responsesBuilt } == 0)
         }
     }
 

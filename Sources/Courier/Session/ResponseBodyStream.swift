@@ -27,10 +27,11 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     public static let lowWatermark = 256 << 10
 
     private enum Head {
-        /// Nothing yet; the continuation of ``response()`` when it waits.
-        case waiting(CheckedContinuation<HTTPURLResponse, any Error>?)
-        /// Arrived before anyone waited.
-        case arrived(HTTPURLResponse)
+        /// Nothing yet; the continuation of ``waitForHead()`` when it waits.
+        case waiting(CheckedContinuation<Void, any Error>?)
+        /// Arrived before anyone waited (the task holds it; an `HTTPURLResponse` is made
+        /// from it only for ``URLSessionManager/bytes(for:body:)``).
+        case arrived
         /// The task failed before a head arrived, before anyone waited.
         case failed(any Error)
         /// Handed over.
@@ -95,14 +96,15 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
 
     // MARK: - Producer side (the task delegate, on the task's callback queue)
 
-    /// The final response head arrived (not a redirect or a challenge that is answered).
-    func receive(_ response: HTTPURLResponse) {
-        let waiter: CheckedContinuation<HTTPURLResponse, any Error>? = shared.state.withLock { state in
+    /// The final response head arrived (not a redirect or a challenge that is answered) and
+    /// is on the task.
+    func receiveHead() {
+        let waiter: CheckedContinuation<Void, any Error>? = shared.state.withLock { state in
             guard case .waiting(let waiter) = state.head else { return nil }
-            state.head = waiter == nil ? .arrived(response) : .taken
+            state.head = waiter == nil ? .arrived : .taken
             return waiter
         }
-        waiter?.resume(returning: response)
+        waiter?.resume()
     }
 
     /// A chunk of the body; calls `setReadingPaused(true)` when too much waits unread, and
@@ -115,7 +117,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     func finish(error: (any Error)?, url: URL?) {
         let headError = error ?? CourierError.connectionLost(url: url, reason: "the task ended without a response")
         // The head first (a later finish finds it settled), then the body's end.
-        let head: CheckedContinuation<HTTPURLResponse, any Error>? = shared.state.withLock { state in
+        let head: CheckedContinuation<Void, any Error>? = shared.state.withLock { state in
             guard case .waiting(let waiting) = state.head else { return nil }
             state.head = waiting == nil ? .failed(headError) : .taken
             return waiting
@@ -126,18 +128,18 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
 
     // MARK: - Consumer side
 
-    /// Waits for the response head; throws the task's error when it fails first.
-    func response() async throws -> HTTPURLResponse {
+    /// Waits for the response head (then on ``task``); throws the task's error when it fails first.
+    func waitForHead() async throws {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
-                let ready: Result<HTTPURLResponse, any Error>? = shared.state.withLock { state in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let ready: Result<Void, any Error>? = shared.state.withLock { state in
                     switch state.head {
                     case .waiting:
                         state.head = .waiting(continuation)
                         return nil
-                    case .arrived(let response):
+                    case .arrived:
                         state.head = .taken
-                        return .success(response)
+                        return .success(())
                     case .failed(let error):
                         state.head = .taken
                         return .failure(error)
@@ -213,19 +215,32 @@ extension URLSessionManager {
     ///     `.file(path:)` to upload a file streamed from disk). Default nil.
     /// - Throws: the task's error (a ``CourierError``) when it fails before the head.
     public func bytes(for request: URLRequest, body: RequestBody? = nil) async throws -> (HTTPURLResponse, ResponseBodyStream) {
+        let stream = try await startStream(request, body: body)
+        guard let response = stream.task?.response else {
+            stream.cancel()
+            throw CourierError.connectionLost(url: request.url, reason: "no response head")
+        }
+        return (response, stream)
+    }
+
+    /// Starts a streaming task and returns the caller's face of its body once the final head
+    /// is on the task. Makes no `HTTPURLResponse` (the task is head-only: no serializer runs).
+    func startStream(_ request: URLRequest, body: RequestBody?) async throws -> ResponseBodyStream {
         let stream = ResponseBodyStream()
         let queue = processingQueue
         let setup = TaskSetup(
             completion: { _, _, error in stream.finish(error: error, url: request.url) },
             serializer: StreamedBodySerializer(),
-            finisher: { work in queue.async(execute: work) })
+            finisher: { work in queue.async(execute: work) },
+            deliversHeadOnly: true)
         let task = register(
             { DataTask(taskIdentifier: $0, request: request) }, kind: .stream(stream), body: body ?? Self.body(of: request), setup: setup)
         stream.attach(task)
         let callers = stream.callersFace()
         task.resume()
         if Task.isCancelled { task.cancel() }
-        return (try await callers.response(), callers)
+        try await callers.waitForHead()
+        return callers
     }
 }
 
@@ -252,7 +267,7 @@ extension URLSessionManager {
 
     /// ``bytes(for:body:)`` with the head as `HTTPResponse`.
     func streamed(_ request: URLRequest, body: RequestBody?) async throws -> HTTPTypesResponse<ResponseBodyStream> {
-        let (_, stream) = try await bytes(for: request, body: body)
+        let stream = try await startStream(request, body: body)
         guard let (head, url) = stream.task?.snapshot.withLock({ state in state.head.flatMap { head in state.responseURL.map { (head, $0) } } })
         else {
             stream.cancel()

@@ -368,7 +368,7 @@ final class TaskDelegate: Sendable {
         case .openDownloadFile:
             openDownloadFile(for: head, expectedLength: expectedLength)
         case .deliverHeadToStream:
-            if case .stream(let stream) = kind, let response = task.response { stream.receive(response) }
+            if case .stream(let stream) = kind { stream.receiveHead() }  // the head is on the task; no HTTPURLResponse
         case .failBodyTooLarge(let limit, let contentLength):
             fail(.responseBodyTooLarge(url: task.currentRequest?.url, limit: limit, contentLength: contentLength, received: 0))
         case .none:
