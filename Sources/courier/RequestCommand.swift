@@ -146,12 +146,21 @@ struct RequestCommand: AsyncParsableCommand {
             }
             try compressBody(&prepared)
             url = prepared.urlRequest.url
-            if more.offline {
-                try await printRequest(prepared, printer: ExchangePrinter(options: try offlineOutputOptions(isTerminal: stdoutIsTerminal)))
-                return
-            }
             let jar = HTTPCookieJar()
             session?.contents.restoreCookies(into: jar)
+            if more.offline {
+                // The request as it would go out: with the session's cookies, which the session
+                // would add when sending. The session learns this run's headers and credentials.
+                var shown = prepared
+                if shown.urlRequest.value(forHTTPHeaderField: "Cookie") == nil, let requestURL = shown.urlRequest.url,
+                    let cookies = jar.cookieHeader(for: requestURL)
+                {
+                    shown.urlRequest.setValue(cookies, forHTTPHeaderField: "Cookie")
+                }
+                try await printRequest(shown, printer: ExchangePrinter(options: try offlineOutputOptions(isTerminal: stdoutIsTerminal)))
+                try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
+                return
+            }
             let manager = try makeManager(digestAuth: effectiveAuthType == "digest" ? login : nil, cookieJar: jar)
             if download {
                 var request = prepared.urlRequest

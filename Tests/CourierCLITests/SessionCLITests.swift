@@ -45,6 +45,11 @@ struct SessionCLITests {
             #expect(echoed["Cookie"] as? String == "flavour=oat", "\(second)")
             #expect(echoed["X-Team"] as? String == "blue", "\(second)")
             #expect(echoed["Authorization"] as? String == "Basic " + Data("alice:s3cret".utf8).base64EncodedString(), "\(second)")
+            // --offline shows what the session adds, and records a new header.
+            let offline = try await CourierProcess.run(["--session", "alice", "--offline", "-p", "H", base + "/x", "X-Extra:1"], environment: env)
+            #expect(offline.output.contains("\nCookie: flavour=oat\n") && offline.output.contains("\nX-Team: blue\n"), "\(offline)")
+            #expect(offline.output.contains("\nAuthorization: Basic "), "\(offline)")
+            #expect(try String(contentsOf: file, encoding: .utf8).contains("X-Extra"))
             // A header typed on the command line wins over the stored one, and is stored.
             let third = try await CourierProcess.run(["--session", "alice", base + "/anything", "X-Team:red"], environment: env)
             #expect((try third.json()["headers"] as? [String: Any])?["X-Team"] as? String == "red", "\(third)")
