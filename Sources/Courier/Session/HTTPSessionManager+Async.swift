@@ -6,7 +6,9 @@ public import Foundation
 #endif
 import Synchronization
 
-/// A response and what a serializer made of it.
+/// A response and what a serializer made of it, with the `HTTPURLResponse` (the result of
+/// ``URLSessionManager/data(for:serializer:)``, AFNetworking's shape awaited). The typed
+/// verbs return ``HTTPTypesResponse`` instead, which makes no Foundation response.
 public struct SessionResponse<Value: Sendable>: Sendable {
     /// The serializer's output.
     public var value: Value

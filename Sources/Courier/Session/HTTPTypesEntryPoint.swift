@@ -143,9 +143,9 @@ extension URLSessionManager {
 
 extension HTTPSessionManager {
     /// `method` (default GET) through the manager's request serializer (base URL, parameters, headers),
-    /// decoding the JSON body into `type` and returning swift-http-types metadata: unlike
-    /// ``request(_:_:parameters:headers:as:)`` (whose ``SessionResponse`` carries an
-    /// `HTTPURLResponse`), a valid response makes no `HTTPURLResponse`. Validation and errors
+    /// decoding the JSON body into `type` and returning swift-http-types metadata; a valid
+    /// response makes no `HTTPURLResponse`. The same call as
+    /// ``request(_:_:parameters:headers:as:decoder:)`` with the method as a parameter. Validation and errors
     /// are ``DecodableResponseSerializer``'s (see ``URLSessionManager/response(for:body:as:makeDecoder:)``).
     ///
     /// ```swift
