@@ -321,7 +321,10 @@ final class TaskDelegate: Sendable {
             made = fresh
             return fresh
         }
-        let hooks = environment.hooks
+        // The two blocks a head may call, read together (not a copy of every block).
+        let (willRedirect, didReceiveResponse) = environment.hook {
+            ($0.taskWillPerformHTTPRedirection, $0.dataTaskDidReceiveResponse)
+        }
         let status = Int(head.status.code)
         environment.storeCookies(from: head.headers, for: request, url: url)
 
@@ -331,7 +334,7 @@ final class TaskDelegate: Sendable {
             let proposed = RedirectRule.redirectedRequest(from: request, statusCode: status, location: location)
         {
             let next: URLRequest?
-            if let hook = hooks.taskWillPerformHTTPRedirection, let response = response() {
+            if let hook = willRedirect, let response = response() {
                 next = hook(task, response, proposed)
             } else {
                 next = proposed
@@ -357,7 +360,7 @@ final class TaskDelegate: Sendable {
         progress.update(.download, total: expectedLength, completed: 0, notify: false)
         // From here on the task's own (memoized) response: the hook, the stream and
         // `task.response` all see one object.
-        if let dataTask = task as? DataTask, let hook = hooks.dataTaskDidReceiveResponse, let response = task.response {
+        if let dataTask = task as? DataTask, let hook = didReceiveResponse, let response = task.response {
             switch hook(dataTask, response) {
             case .allow: break
             case .cancel: cancel()
