@@ -136,6 +136,24 @@ struct AsyncTypedRequestTests {
         }
     }
 
+    @Test("a URLRequest of your own: response(for:as:) and response(for:serializer:) on a plain URLSessionManager")
+    func urlRequestInput() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let completed = Completed(manager)
+            var request = URLRequest(url: server.sessionURL("/anything/mine"))
+            request.httpMethod = "PUT"
+            request.httpBody = Data("body".utf8)
+            let echo = try await manager.response(for: request, as: Echo.self)
+            #expect(echo.value.method == "PUT")
+            #expect(echo.value.data == "body")
+            #expect(echo.status == .ok)
+            let text = try await manager.response(for: URLRequest(url: server.sessionURL("/html")), serializer: StringResponseSerializer())
+            #expect(text.value.contains("<html"))
+            #expect(completed.responsesBuilt.first == 0)
+        }
+    }
+
     @Test("typed failures are the serializer's errors: a 404 is unacceptableStatusCode, a wrong shape is a decoding failure")
     func typedFailures() async throws {
         struct Other: Decodable, Sendable { let missing: Int }

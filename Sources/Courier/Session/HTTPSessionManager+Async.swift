@@ -369,6 +369,37 @@ extension HTTPSessionManager {
     }
 }
 
+/// The typed calls for a `URLRequest` you built yourself (any method, any body), on every
+/// manager: the same results as the ``HTTPSessionManager`` verbs.
+extension URLSessionManager {
+    /// Sends `request` and decodes the JSON body as `type` (``DecodableResponseSerializer``'s
+    /// validation), returning swift-http-types metadata; a valid response makes no
+    /// `HTTPURLResponse`. Cancelling the awaiting Swift task cancels the request.
+    ///
+    /// ```swift
+    /// var request = URLRequest(url: url)
+    /// request.httpMethod = "PUT"
+    /// let saved = try await manager.response(for: request, as: Saved.self)
+    /// ```
+    /// - Throws: the transport error, or the validation or decoding error.
+    public func response<T: Decodable & Sendable>(
+        for request: URLRequest, as type: T.Type, decoder: JSONDecoder = JSONDecoder()
+    ) async throws -> HTTPTypesResponse<T> {
+        let outcome = try await runHeadOnly(request)
+        return try outcome.typed(outcome.decode(type, makeDecoder: { decoder }))
+    }
+
+    /// Sends `request` and returns what `serializer` makes of the response (for this call
+    /// only; it is handed an `HTTPURLResponse` made for it).
+    /// - Throws: the transport error, or the serializer's.
+    public func response<S: ResponseSerializer>(for request: URLRequest, serializer: S) async throws
+        -> HTTPTypesResponse<S.Output>
+    {
+        let outcome = try await runHeadOnly(request)
+        return try outcome.typed(outcome.serialized(by: serializer))
+    }
+}
+
 extension URLSessionManager.HeadOnlyOutcome {
     /// Throws ``HTTPResponseSerializer``'s status error for a status outside 200..<300 (an
     /// `HTTPURLResponse` is made only then, for the error).
