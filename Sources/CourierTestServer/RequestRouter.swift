@@ -4,6 +4,8 @@ import NIOHTTP1
 /// it holds the only per-server endpoint state, the Digest authentication secret.
 struct RequestRouter: Sendable {
     let digest = DigestAuthentication()
+    /// `/retry/{key}` arrivals (see ``RetryEndpoints``).
+    let retries = RetryEndpoints()
 
     /// Whether the request's body is streamed through a hash instead of buffered (`/upload`).
     func streamsBody(_ head: HTTPRequestHead) -> Bool {
@@ -54,6 +56,9 @@ struct RequestRouter: Sendable {
         case ("basic-auth", 3): AuthEndpoints.basic(request, user: path[1], password: path[2])
         case ("hidden-basic-auth", 3): AuthEndpoints.hiddenBasic(request, user: path[1], password: path[2])
         case ("bearer", 1): AuthEndpoints.bearer(request)
+        case ("bearer", 2): RetryEndpoints.bearer(request, token: path[1])
+        // Retries (RetryEndpoints)
+        case ("retry", 2): self.retries.retry(request, key: path[1])
         case ("digest-auth", 4...6):
             AuthEndpoints.digest(
                 request,

@@ -101,6 +101,9 @@ public protocol SessionEventMonitor: Sendable {
     func downloadTask(_ task: DownloadTask, didFailToMoveFileWith error: any Error)
     /// The session was invalidated.
     func sessionDidInvalidate(_ manager: URLSessionManager)
+    /// An interceptor decided to send `request` again after `delay` seconds because of `error`
+    /// (the task's ``SessionTask/retryCount`` goes up when the retry starts).
+    func task(_ task: SessionTask, willRetry request: URLRequest, after delay: TimeInterval, dueTo error: any Error)
 }
 
 /// Empty defaults: a monitor implements only the events it wants.
@@ -119,4 +122,6 @@ extension SessionEventMonitor {
     public func downloadTask(_ task: DownloadTask, didFailToMoveFileWith error: any Error) {}
     /// Does nothing.
     public func sessionDidInvalidate(_ manager: URLSessionManager) {}
+    /// Does nothing.
+    public func task(_ task: SessionTask, willRetry request: URLRequest, after delay: TimeInterval, dueTo error: any Error) {}
 }

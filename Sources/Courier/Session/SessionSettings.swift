@@ -21,6 +21,8 @@ struct SessionSettings {
     var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ServerTrustDisposition)?
     var hooks = SessionHooks()
     var monitors: [any SessionEventMonitor] = []
+    /// ``URLSessionManager/interceptor``.
+    var interceptor: (any RequestInterceptor)?
 }
 
 /// The lock around a manager's ``SessionSettings``.

@@ -48,6 +48,10 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         /// How many `HTTPURLResponse`s were made for this task (the final one, and any a hook
         /// needed for a redirect or a challenge): a test hook showing the hot path makes none.
         var responsesBuilt = 0
+        /// Retries made so far (``SessionTask/retryCount``).
+        var retryCount = 0
+        /// The task's interceptor; from its first attempt on, chained after the manager's.
+        var interceptor: (any RequestInterceptor)?
 
         /// Records the final response's head; `made` is the `HTTPURLResponse` a hook already
         /// needed for it (kept, so the task never makes a second one).
@@ -132,6 +136,8 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     public var error: (any Error)? { snapshot.withLock { $0.error } }
     /// Timings of the last exchange (after a redirect: the final hop), once it ended.
     public var metrics: EngineMetrics? { snapshot.withLock { $0.metrics } }
+    /// How many times an interceptor had the task sent again (0 before any retry).
+    public var retryCount: Int { snapshot.withLock { $0.retryCount } }
 
     /// The task's upload or download progress as an async sequence: the current value first,
     /// then every change, ending when the task completes (a slow consumer gets the newest

@@ -71,6 +71,9 @@ final class TaskDelegate: Sendable {
     /// (see ``eventsRunInline()``): the async shape (``TaskSetup/finisher``) of a data or upload
     /// task without progress blocks. Saves a thread hop per request.
     private let mayHandleEventsInline: Bool
+    /// Logs, metrics and spans of this task, or nil (no observability configured: nothing is
+    /// paid). See ``TaskObservation``.
+    private let observation: TaskObservation?
 
     /// The upload progress (total from the expected counts; when unknown, the request's
     /// Content-Length).
@@ -105,6 +108,7 @@ final class TaskDelegate: Sendable {
             maximumBodySize: environment.configuration.maximumResponseBodySize)
         self.run = Mutex(Run(machine: machine, body: body))
         self.environment = environment
+        self.observation = environment.observer.map { TaskObservation(observer: $0) }
         self.completionHandler = setup.completion
         let bodyLength = body?.expectedLength
         if let bodyLength { task.snapshot.withLock { $0.countOfBytesExpectedToSend = bodyLength } }
@@ -135,7 +139,7 @@ final class TaskDelegate: Sendable {
         switch action {
         case .start:
             environment.taskDidResume(task)
-            if let current { send(authorizedAheadOfTime(current)) }
+            if let current { startFirstAttempt(current) }  // adapted first when an interceptor applies (InterceptedExchange)
         case .resumeExchange:
             environment.taskDidResume(task)
             engineTask?.resume()
@@ -194,7 +198,7 @@ final class TaskDelegate: Sendable {
 
     /// Where a request leaves the session for the engine (every hop: the first request, each
     /// redirect, each answer to a challenge). The seam for a cache lookup before the network.
-    private func send(_ request: URLRequest) {
+    func send(_ request: URLRequest) {
         var engineRequest: EngineRequest
         let engine: HTTPEngine
         do {
@@ -239,6 +243,9 @@ final class TaskDelegate: Sendable {
         case .unavailable(let error):
             complete(withResponse: false, error: error, metrics: nil)
             return
+        }
+        if let observation {
+            handleEvent = observation.exchangeStarting(&engineRequest, url: request.url, handleEvent)
         }
         let engineTask = engine.execute(engineRequest) { [callbacks, handleEvent] event in
             callbacks.deliver(event, inline: inline, setReadingPaused: setReadingPaused, to: handleEvent)
@@ -455,6 +462,8 @@ final class TaskDelegate: Sendable {
         }
         switch action {
         case .complete(let withResponse, let ending):
+            // An interceptor may send the task again instead (InterceptedExchange).
+            if interceptEnding(withResponse: withResponse, ending: ending, metrics: metrics) { return }
             complete(withResponse: withResponse, error: ending.map(reportedError), metrics: metrics)
         case .sendNextHop(let next):
             if mayHandleEventsInline {
@@ -492,7 +501,7 @@ final class TaskDelegate: Sendable {
     /// Makes sure the body can be sent again (see ``BodyReplayRule``): a fresh stream comes
     /// from the need-new-body-stream block, else from the task's own factory (multipart forms).
     /// False: nothing to send.
-    private func prepareBodyForNextHop(_ next: URLRequest, previousMethod: String) -> Bool {
+    func prepareBodyForNextHop(_ next: URLRequest, previousMethod: String) -> Bool {
         guard let current = run.withLock({ $0.body }) else { return true }
         switch BodyReplayRule.decide(previousMethod: previousMethod, nextMethod: next.httpMethod, isReplayable: current.isReplayable) {
         case .drop:
@@ -512,7 +521,7 @@ final class TaskDelegate: Sendable {
 
     /// Ends the task once: `withResponse` says whether the last response head counts (not
     /// after a failed redirect or retry).
-    private func complete(withResponse: Bool, error: (any Error)?, metrics: EngineMetrics?) {
+    func complete(withResponse: Bool, error: (any Error)?, metrics: EngineMetrics?) {
         // One critical section: check, claim and take the gathered data together.
         let taken: (Data, DownloadSink?)? = run.withLock { run in
             guard run.machine.claimCompletion() else { return nil }
@@ -584,6 +593,12 @@ final class TaskDelegate: Sendable {
         let deliver: @Sendable () -> Void = { [self] in
             // As in AFNetworking, the task leaves the manager before its completion runs.
             self.environment.registry.unregister(self.task)
+            if let observation = self.observation {
+                let task = self.task
+                observation.taskFinished(
+                    method: task.originalRequest?.httpMethod ?? "GET", url: task.currentRequest?.url ?? task.originalRequest?.url,
+                    response: response ?? task.response, error: finalError, retries: task.retryCount)
+            }
             completion?(response, finalObject, finalError)
             self.environment.taskCompleted(
                 self.task, response: response, data: sink == nil ? data : nil, object: finalObject, error: finalError,

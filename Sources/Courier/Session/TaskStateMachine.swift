@@ -381,6 +381,15 @@ struct TaskStateMachine {
         return .sendNextHop(next)
     }
 
+    /// An interceptor decided to send the request again after the exchange ended (see
+    /// `InterceptedExchange`): the next attempt starts with no body bytes counted. False: the
+    /// task was cancelled or completed meanwhile (that path completes it), so nothing is sent.
+    mutating func retryDecided() -> Bool {
+        guard !cancelRequested, !completed, failure == nil else { return false }
+        received = 0
+        return true
+    }
+
     // MARK: - Completion
 
     /// Claims the completion: true exactly once. Afterwards no exchange is in flight.

@@ -1,0 +1,38 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// Adapts a request before it is sent and decides whether a failed attempt is sent again
+/// (Alamofire's `RequestAdapter` and `RequestRetrier` together; OkHttp's interceptors).
+///
+/// Set one for every task of a manager (``URLSessionManager/interceptor``) or for one request
+/// (``URLSessionManager/dataTask(with:interceptor:uploadProgress:downloadProgress:completionHandler:)``,
+/// ``URLSessionManager/data(for:interceptor:)``); with both, the manager's runs first (see
+/// ``Interceptor``). Both methods have defaults: implement the one you need.
+///
+/// Threading: both methods run in a Swift task of their own, never on an event loop, and
+/// different tasks' calls run concurrently: an interceptor must be thread-safe.
+public protocol RequestInterceptor: Sendable {
+    /// The request to send for `task`'s next attempt (called before the first attempt and
+    /// before each retry, with the request the task last sent). Default: unchanged.
+    /// - Throws: any error; the task then fails with that error, and nothing is sent.
+    func adapt(_ request: URLRequest, for task: SessionTask) async throws -> URLRequest
+
+    /// Whether `task` is sent again after `error`. `response` is the attempt's response when a
+    /// head arrived (`error` is then ``CourierError/unacceptableStatusCode(response:data:underlying:)``
+    /// for a status outside 200..<400, or the failure that ended its body), nil when the attempt
+    /// failed before any response. ``SessionTask/retryCount`` says how many retries came before.
+    /// Default: ``RetryDecision/doNotRetry``.
+    func retry(_ task: SessionTask, dueTo error: any Error, response: HTTPURLResponse?) async -> RetryDecision
+}
+
+extension RequestInterceptor {
+    /// Returns `request` unchanged.
+    public func adapt(_ request: URLRequest, for task: SessionTask) async throws -> URLRequest { request }
+
+    /// Returns ``RetryDecision/doNotRetry``.
+    public func retry(_ task: SessionTask, dueTo error: any Error, response: HTTPURLResponse?) async -> RetryDecision {
+        .doNotRetry
+    }
+}

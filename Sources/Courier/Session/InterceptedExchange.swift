@@ -1,0 +1,194 @@
+import CourierEngine
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+import Synchronization
+
+/// The session's side of ``RequestInterceptor``: adapting each attempt's request before it is
+/// sent, and, when an attempt ends badly, asking whether to send it again. A retry is a new
+/// exchange, like a redirect hop: the attempt's response and gathered body are dropped, the
+/// body is made ready to send again (``BodyReplayRule``; a body that can't be replayed is never
+/// retried: the attempt's outcome stands), ``SessionTask/retryCount`` goes up, monitors hear
+/// ``SessionEventMonitor/task(_:willRetry:after:dueTo:)``, and after the delay the request is
+/// adapted again and sent. Every attempt reports its own metrics.
+///
+/// A task with no interceptor (neither the manager's nor its own) never comes here past one
+/// nil check: its first request is sent at once, as before. Adapting and retrying run in a
+/// Swift task of their own, never on an event loop.
+extension TaskDelegate {
+    /// Sends the task's first request: adapted first when an interceptor applies. The manager's
+    /// interceptor is read here, once per task, and chained before the task's own.
+    func startFirstAttempt(_ request: URLRequest) {
+        let managerInterceptor = environment.settings.withLock { $0.interceptor }
+        let interceptor: (any RequestInterceptor)? = snapshot.withLock { snapshot in
+            switch (managerInterceptor, snapshot.interceptor) {
+            case (nil, nil): return nil
+            case (let manager?, nil): snapshot.interceptor = manager
+            case (nil, let own?): snapshot.interceptor = own
+            case (let manager?, let own?): snapshot.interceptor = Interceptor([manager, own])
+            }
+            return snapshot.interceptor
+        }
+        guard let interceptor else {
+            send(authorizedAheadOfTime(request))
+            return
+        }
+        adaptAndSend(request, with: interceptor)
+    }
+
+    /// Adapts `request` and sends the result; an adapt error fails the task with that error.
+    private func adaptAndSend(_ request: URLRequest, with interceptor: any RequestInterceptor) {
+        let task = self.task
+        Task {
+            let adapted: URLRequest
+            do {
+                adapted = try await interceptor.adapt(request, for: task)
+            } catch {
+                self.complete(withResponse: false, error: error, metrics: nil)
+                return
+            }
+            // Cancelled while adapting: the cancellation already completed the task.
+            guard self.run.withLock({ !$0.machine.cancelRequested && !$0.machine.completed }) else { return }
+            if adapted.httpBody != request.httpBody {
+                self.run.withLock { $0.body = adapted.httpBody.map { RequestBody.data($0) } }
+            }
+            self.snapshot.withLock { $0.currentRequest = adapted }
+            self.send(self.authorizedAheadOfTime(adapted))
+        }
+    }
+
+    /// Called where an exchange's end would complete the task. True: the interceptor was asked
+    /// and now owns the ending (it completes the task, or sends it again). False: no
+    /// interceptor, or nothing to ask about (success, cancellation): complete as usual.
+    func interceptEnding(withResponse: Bool, ending: TaskStateMachine.Ending?, metrics: EngineMetrics) -> Bool {
+        guard let interceptor = snapshot.withLock({ $0.interceptor }) else { return false }
+        let url = task.currentRequest?.url
+        let status = withResponse ? snapshot.withLock { $0.head.map { Int($0.status.code) } } : nil
+        let attemptError: CourierError?
+        switch ending {
+        case .cancelled?: return false
+        case .error(let error)?: attemptError = error
+        case .engine(let error)?:
+            if case .cancelled = error { return false }
+            attemptError = CourierError(error, url: url)
+        case nil: attemptError = nil
+        }
+        let response = status != nil ? task.response : nil
+        if response != nil, !canReplayAfterResponse { return false }
+        let askedError: any Error
+        if let attemptError {
+            askedError = attemptError
+        } else if let response, let status, !(200..<400).contains(status) {
+            askedError = CourierError.unacceptableStatusCode(response: response, data: run.withLock { $0.data }, underlying: nil)
+        } else {
+            return false
+        }
+        let task = self.task
+        Task {
+            let decision = await interceptor.retry(task, dueTo: askedError, response: response)
+            guard let delay = decision.retryDelay else {
+                var error: (any Error)? = attemptError
+                if case .doNotRetryWithError(let replacement) = decision { error = replacement }
+                self.complete(withResponse: withResponse, error: error, metrics: metrics)
+                return
+            }
+            await self.retry(after: delay, dueTo: askedError, interceptor: interceptor) {
+                self.complete(withResponse: withResponse, error: attemptError, metrics: metrics)
+            }
+        }
+        return true
+    }
+
+    /// Whether the attempt's response has not gone anywhere it can't be taken back from: a
+    /// stream already has its head, a download its file.
+    private var canReplayAfterResponse: Bool {
+        if case .stream = kind { return false }
+        return !run.withLock { $0.machine.isDownload }
+    }
+
+    /// Sends the task again after `delay` seconds, or, when its body can't be sent again,
+    /// lets the attempt's outcome stand (`giveUp`).
+    private func retry(
+        after delay: TimeInterval, dueTo error: any Error, interceptor: any RequestInterceptor, giveUp: @Sendable () -> Void
+    ) async {
+        guard let request = task.currentRequest else { return giveUp() }
+        guard prepareBodyForNextHop(request, previousMethod: request.httpMethod ?? "GET") else { return giveUp() }
+        for monitor in environment.monitors { monitor.task(task, willRetry: request, after: delay, dueTo: error) }
+        if delay > 0 {
+            // A delay too long for Duration waits a day (RetryRule caps its own far lower).
+            try? await Task.sleep(for: .seconds(min(delay, RetryRule.maximumBackoff)))
+        }
+        // Cancelled during the decision or the delay: the cancellation completed the task.
+        let proceed = run.withLock { run in
+            guard run.machine.retryDecided() else { return false }
+            run.data.removeAll()
+            run.engineTask = nil
+            run.cachedExchange = nil
+            return true
+        }
+        guard proceed else { return }
+        snapshot.withLock { snapshot in
+            snapshot.retryCount += 1
+            snapshot.head = nil
+            snapshot.responseURL = nil
+            snapshot.response = nil
+            snapshot.countOfBytesReceived = 0
+            snapshot.countOfBytesExpectedToReceive = -1
+        }
+        adaptAndSend(request, with: interceptor)
+    }
+}
+
+extension URLSessionManager {
+    /// The interceptor every task of this manager uses (adapting each attempt, deciding
+    /// retries), read when a task starts; chained before a task's own. Default nil. Thread-safe.
+    public var interceptor: (any RequestInterceptor)? {
+        get { environment.settings.withLock { $0.interceptor } }
+        set { environment.settings.withLock { $0.interceptor = newValue } }
+    }
+
+    /// ``dataTask(with:uploadProgress:downloadProgress:completionHandler:)`` with an
+    /// interceptor for this task only (after the manager's ``interceptor``). Not resumed.
+    @discardableResult
+    public func dataTask(
+        with request: URLRequest,
+        interceptor: (any RequestInterceptor)?,
+        uploadProgress: (@Sendable (Progress) -> Void)? = nil,
+        downloadProgress: (@Sendable (Progress) -> Void)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil
+    ) -> DataTask {
+        let task = dataTask(
+            with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress, completionHandler: completionHandler)
+        task.snapshot.withLock { $0.interceptor = interceptor }
+        return task
+    }
+
+    /// ``data(for:)`` with an interceptor for this request only (after the manager's
+    /// ``interceptor``): awaits the last attempt's response and the manager's serializer's
+    /// object. Cancelling the awaiting Swift task cancels the request (and any retry).
+    /// - Throws: the last attempt's error, an adapt error, or the serializer's error.
+    public func data(for request: URLRequest, interceptor: (any RequestInterceptor)?) async throws
+        -> (object: (any Sendable)?, response: HTTPURLResponse)
+    {
+        let box = Mutex<DataTask?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = dataTask(with: request, interceptor: interceptor, completionHandler: { response, object, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let response {
+                        continuation.resume(returning: (object, response))
+                    } else {
+                        continuation.resume(throwing: CourierError.connectionLost(url: request.url, reason: "no response"))
+                    }
+                })
+                box.withLock { $0 = task }
+                task.resume()
+                if Task.isCancelled { task.cancel() }
+            }
+        } onCancel: {
+            box.withLock { $0 }?.cancel()
+        }
+    }
+}

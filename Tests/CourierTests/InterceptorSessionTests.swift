@@ -1,0 +1,289 @@
+import Courier
+import CourierEngine
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import Synchronization
+import Testing
+
+/// Records what a session reports per attempt: metrics and retries.
+final class RetryRecorder: SessionEventMonitor {
+    private let state = Mutex<(metrics: Int, retries: [TimeInterval])>((0, []))
+    var metricsCount: Int { state.withLock { $0.metrics } }
+    var retryDelays: [TimeInterval] { state.withLock { $0.retries } }
+    func task(_ task: SessionTask, didFinishCollecting metrics: EngineMetrics) { state.withLock { $0.metrics += 1 } }
+    func task(_ task: SessionTask, willRetry request: URLRequest, after delay: TimeInterval, dueTo error: any Error) {
+        state.withLock { $0.retries.append(delay) }
+    }
+}
+
+/// An interceptor that adds a header, or throws.
+struct HeaderInterceptor: RequestInterceptor {
+    var name: String
+    var value: String
+    func adapt(_ request: URLRequest, for task: SessionTask) async throws -> URLRequest {
+        var request = request
+        request.setValue(value, forHTTPHeaderField: name)
+        return request
+    }
+}
+
+struct AdaptFailure: Error, Equatable {}
+
+struct ThrowingInterceptor: RequestInterceptor {
+    func adapt(_ request: URLRequest, for task: SessionTask) async throws -> URLRequest { throw AdaptFailure() }
+}
+
+/// Interceptors and retry through a real session against the test server: counts and delays
+/// are measured from the server's arrival times (lower bounds only).
+@Suite("Interceptors and retry (session)")
+struct InterceptorSessionTests {
+    static func arrivals(_ json: JSONValue) -> [Double] {
+        (json["arrivals"]?.arrayValue ?? []).compactMap(\.doubleValue)
+    }
+
+    @Test func retryPolicyRetriesA503WithBackoff() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let monitor = RetryRecorder()
+            manager.addEventMonitor(monitor)
+            manager.interceptor = RetryPolicy(retryLimit: 3, exponentialBackoffBase: 2, exponentialBackoffScale: 0.2)
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/retry/backoff?fail=2")), completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.error == nil)
+            let json = try #require(recorder.first?.object as? JSONValue)
+            #expect(json["attempts"]?.intValue == 3)
+            let times = Self.arrivals(json)
+            try #require(times.count == 3)
+            #expect(times[1] - times[0] >= 0.2)  // 0.2 × 2^0
+            #expect(times[2] - times[1] >= 0.4)  // 0.2 × 2^1
+            #expect(task.retryCount == 2)
+            #expect(server.requestsReceived(forPath: "/retry/backoff") == 3)
+            #expect(monitor.metricsCount == 3)  // one metrics report per attempt
+            #expect(monitor.retryDelays.count == 2)
+        }
+    }
+
+    @Test func retryLimitBoundsTheAttempts() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01)
+            let recorder = CompletionRecorder()
+            manager.dataTask(with: URLRequest(url: server.sessionURL("/retry/limit?fail=10")), completionHandler: recorder.handler).resume()
+            await recorder.wait()
+            #expect(recorder.first?.response?.statusCode == 503)
+            #expect(recorder.first?.error != nil)
+            #expect(server.requestsReceived(forPath: "/retry/limit") == 3)
+        }
+    }
+
+    @Test func retryAfterSecondsIsHonoured() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            let json = try await manager.data(for: URLRequest(url: server.sessionURL("/retry/after?fail=1&status=429&retry_after=1"))).object
+            let times = Self.arrivals(try #require(json as? JSONValue))
+            try #require(times.count == 2)
+            #expect(times[1] - times[0] >= 1.0)
+        }
+    }
+
+    @Test func retryAfterDateIsHonoured() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            let json = try await manager.data(for: URLRequest(url: server.sessionURL("/retry/date?fail=1&retry_after=date:3"))).object
+            let times = Self.arrivals(try #require(json as? JSONValue))
+            try #require(times.count == 2)
+            // An HTTP-date has whole seconds: 3 s ahead is at least 2 s ahead.
+            #expect(times[1] - times[0] >= 1.5)
+        }
+    }
+
+    @Test func retryAfterIsCapped() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let monitor = RetryRecorder()
+            manager.addEventMonitor(monitor)
+            manager.interceptor = RetryPolicy(maximumRetryAfter: 0.3)
+            // An hour asked for; the cap makes it 0.3 s (a hang here means no cap).
+            let json = try await manager.data(for: URLRequest(url: server.sessionURL("/retry/capped?fail=1&retry_after=3600"))).object
+            let times = Self.arrivals(try #require(json as? JSONValue))
+            try #require(times.count == 2)
+            #expect(times[1] - times[0] >= 0.3)
+            #expect(monitor.retryDelays == [0.3])
+        }
+    }
+
+    @Test func postIsNotRetried() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            var request = URLRequest(url: server.sessionURL("/retry/post?fail=1"))
+            request.httpMethod = "POST"
+            request.httpBody = Data("x".utf8)
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: request, completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.response?.statusCode == 503)
+            #expect(task.retryCount == 0)
+            #expect(server.requestsReceived(forPath: "/retry/post") == 1)
+        }
+    }
+
+    @Test func anUnreplayableBodyIsNotRetried() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            var request = URLRequest(url: server.sessionURL("/retry/stream?fail=1"))
+            request.httpMethod = "PUT"
+            let recorder = CompletionRecorder()
+            let task = manager.uploadTask(
+                withStreamedRequest: request,
+                body: .stream(length: 5) { writer in try await writer.write(ByteBuffer(string: "hello")) },
+                completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.response?.statusCode == 503)
+            #expect(task.retryCount == 0)
+            #expect(server.requestsReceived(forPath: "/retry/stream") == 1)
+        }
+    }
+
+    @Test func aPutWithADataBodyIsRetriedWithItsBody() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            var request = URLRequest(url: server.sessionURL("/retry/put?fail=1"))
+            request.httpMethod = "PUT"
+            request.httpBody = Data("hello".utf8)
+            let json = try #require(try await manager.data(for: request).object as? JSONValue)
+            #expect(json["attempts"]?.intValue == 2)
+            #expect(json["method"] == "PUT")
+        }
+    }
+
+    @Test func aConnectionLostBeforeAnyByteIsRetried() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.05)
+            let json = try #require(
+                try await manager.data(for: URLRequest(url: server.sessionURL("/retry/close?fail=2&mode=close"))).object as? JSONValue)
+            #expect(json["attempts"]?.intValue == 3)
+        }
+    }
+
+    @Test func aBodyCutShortIsNotRetried() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/fault/short-body?length=1000&sent=500")), completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.error != nil)
+            #expect(task.retryCount == 0)
+            #expect(server.requestsReceived(forPath: "/fault/short-body") == 1)
+        }
+    }
+
+    @Test func anAdaptErrorFailsTheTaskWithThatError() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let recorder = CompletionRecorder()
+            manager.dataTask(with: URLRequest(url: server.sessionURL("/get")), interceptor: ThrowingInterceptor(), completionHandler: recorder.handler).resume()
+            await recorder.wait()
+            #expect(recorder.first?.error as? AdaptFailure == AdaptFailure())
+            #expect(server.requestsReceived(forPath: "/get") == 0)
+            await #expect(throws: AdaptFailure.self) {
+                _ = try await manager.data(for: URLRequest(url: server.sessionURL("/get")), interceptor: ThrowingInterceptor())
+            }
+        }
+    }
+
+    @Test func managerAndRequestInterceptorsAdaptInOrder() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = HeaderInterceptor(name: "X-One", value: "manager")
+            let (object, _) = try await manager.data(
+                for: URLRequest(url: server.sessionURL("/headers")),
+                interceptor: Interceptor([HeaderInterceptor(name: "X-Two", value: "request"), HeaderInterceptor(name: "X-One", value: "last")]))
+            let headers = try #require((object as? JSONValue)?["headers"])
+            #expect(headers["X-One"] == "last")
+            #expect(headers["X-Two"] == "request")
+        }
+    }
+
+    @Test func oneRefreshFor20Concurrent401s() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let refreshes = Mutex<[String]>([])
+            let authentication = AuthenticationInterceptor(token: "old") { rejected in
+                refreshes.withLock { $0.append(rejected) }
+                // Slow enough that every 401 arrives while it runs, on a loaded machine too.
+                try await Task.sleep(for: .milliseconds(500))
+                return "fresh"
+            }
+            manager.interceptor = authentication
+            let url = server.sessionURL("/bearer/fresh")
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        let (_, response) = try await manager.data(for: URLRequest(url: url))
+                        return response.statusCode
+                    }
+                }
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                #expect(statuses == Array(repeating: 200, count: 20))
+            }
+            #expect(refreshes.withLock { $0 } == ["old"])
+            #expect(authentication.token == "fresh")
+            #expect(server.requestsReceived(forPath: "/bearer/fresh") == 40)
+        }
+    }
+
+    @Test func aTokenRejectedAfterRefreshIsDeliveredNotLooped() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let count = Mutex(0)
+            manager.interceptor = AuthenticationInterceptor(token: "a") { _ in
+                count.withLock { $0 += 1 }
+                return "still-wrong"
+            }
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/bearer/right")), completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.response?.statusCode == 401)
+            #expect(task.retryCount == 1)
+            #expect(count.withLock { $0 } == 1)
+        }
+    }
+
+    @Test func cancellingDuringTheDelayEndsTheTask() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let monitor = RetryRecorder()
+            manager.addEventMonitor(monitor)
+            manager.interceptor = RetryPolicy(maximumRetryAfter: 3600)
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/retry/cancel?fail=1&retry_after=3600")), completionHandler: recorder.handler)
+            task.resume()
+            try await eventually { monitor.retryDelays.count == 1 }
+            task.cancel()
+            await recorder.wait()
+            guard case .cancelled = recorder.first?.error as? CourierError else {
+                Issue.record("expected cancelled, got \(String(describing: recorder.first?.error))")
+                return
+            }
+            #expect(server.requestsReceived(forPath: "/retry/cancel") == 1)
+        }
+    }
+}
