@@ -138,10 +138,22 @@ final class CachedExchange: Sendable {
             detach()
             handle(.finished(metrics))
         case .file(let file):
+            // The first chunk here: a body that fits in it (most) needs no pump at all.
+            let first = (try? file.read(upToCount: Self.chunkSize)) ?? Data()
+            if !first.isEmpty { handle(.bodyPart(ByteBuffer(bytes: first))) }
+            if first.count < Self.chunkSize {
+                try? file.close()
+                metrics.responseEnd = Date()
+                metrics.responseBodyBytesReceived = Int64(first.count)
+                detach()
+                handle(.finished(metrics))
+                return
+            }
             let attached = pump.withLock { pump -> Bool in
                 guard pump.deliver != nil else { return false }
                 pump.file = file
                 pump.metrics = metrics
+                pump.sent = Int64(first.count)
                 pump.started = true
                 return true
             }
@@ -151,7 +163,7 @@ final class CachedExchange: Sendable {
             }
             // No delivery attached: read it here, at once.
             defer { try? file.close() }
-            var sent: Int64 = 0
+            var sent = Int64(first.count)
             while let data = try? file.read(upToCount: Self.chunkSize), !data.isEmpty {
                 handle(.bodyPart(ByteBuffer(bytes: data)))
                 sent += Int64(data.count)
