@@ -1,6 +1,8 @@
-public import Foundation
 #if canImport(FoundationNetworking)
+import Foundation
 public import FoundationNetworking
+#else
+public import Foundation
 #endif
 
 /// Builds a `curl` command line that sends the same request (Alamofire's `cURLDescription`):

@@ -1,6 +1,8 @@
-public import Foundation
 #if canImport(FoundationNetworking)
+import Foundation
 public import FoundationNetworking
+#else
+public import Foundation
 #endif
 
 /// Several interceptors as one: each adapts the request in turn (the first's output is the

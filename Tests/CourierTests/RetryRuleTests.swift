@@ -1,0 +1,109 @@
+@testable import Courier
+import CourierEngine
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// ``RetryRule`` with plain values: backoff, Retry-After parsing, retryable failures, decisions.
+@Suite("Retry rule")
+struct RetryRuleTests {
+    static let now = Date(timeIntervalSince1970: 1_700_000_000)
+    static func statusError(_ code: Int) -> CourierError {
+        let response = HTTPURLResponse(url: URL(string: "http://x/")!, statusCode: code, httpVersion: "HTTP/1.1", headerFields: [:])!
+        return .unacceptableStatusCode(response: response, data: nil, underlying: nil)
+    }
+
+    @Test func backoffIsScaleTimesBaseToTheRetryCountPlusJitter() {
+        #expect(RetryRule.backoff(retryCount: 0, base: 2, scale: 0.5, jitter: 0) == 0.5)
+        #expect(RetryRule.backoff(retryCount: 1, base: 2, scale: 0.5, jitter: 0) == 1)
+        #expect(RetryRule.backoff(retryCount: 3, base: 2, scale: 0.5, jitter: 0) == 4)
+        #expect(RetryRule.backoff(retryCount: 3, base: 2, scale: 0.5, jitter: 1) == 5)  // + 25 %
+        #expect(RetryRule.backoff(retryCount: 2, base: 3, scale: 1, jitter: 0.5) == 9 * 1.125)
+    }
+
+    @Test func backoffIsBoundedAndNeverNegative() {
+        #expect(RetryRule.backoff(retryCount: 10_000, base: 2, scale: 1, jitter: 0) == RetryRule.maximumBackoff)
+        #expect(RetryRule.backoff(retryCount: 1, base: -2, scale: 1, jitter: 0) == 0)
+        #expect(RetryRule.backoff(retryCount: 1, base: .nan, scale: 1, jitter: 0) == 0)
+        #expect(RetryRule.backoff(retryCount: -5, base: 2, scale: 1, jitter: 7) == 1.25)  // clamped count and jitter
+    }
+
+    @Test func retryAfterSecondsAndDates() {
+        #expect(RetryRule.retryAfter("120", now: Self.now) == 120)
+        #expect(RetryRule.retryAfter(" 0 ", now: Self.now) == 0)
+        #expect(RetryRule.retryAfter("99999999999999999999999", now: Self.now) == .greatestFiniteMagnitude)
+        #expect(RetryRule.retryAfter(HTTPDate.format(Self.now.addingTimeInterval(30)), now: Self.now) == 30)
+        #expect(RetryRule.retryAfter(HTTPDate.format(Self.now.addingTimeInterval(-30)), now: Self.now) == 0)
+        #expect(RetryRule.retryAfter("Sunday, 06-Nov-94 08:49:37 GMT", now: Self.now) == 0)  // RFC 850, past
+        #expect(RetryRule.retryAfter("-5", now: Self.now) == nil)
+        #expect(RetryRule.retryAfter("1.5", now: Self.now) == nil)
+        #expect(RetryRule.retryAfter("soon", now: Self.now) == nil)
+        #expect(RetryRule.retryAfter("", now: Self.now) == nil)
+        #expect(RetryRule.retryAfter(nil, now: Self.now) == nil)
+    }
+
+    @Test func retryableFailuresAreThoseBeforeAnyResponse() {
+        #expect(RetryRule.isRetryableFailure(CourierError(EngineError.connectionLost("reset")), hadResponse: false))
+        #expect(!RetryRule.isRetryableFailure(CourierError(EngineError.connectionLost("reset")), hadResponse: true))
+        #expect(RetryRule.isRetryableFailure(CourierError(EngineError.timedOut(.connect)), hadResponse: false))
+        #expect(!RetryRule.isRetryableFailure(CourierError(EngineError.timedOut(.idle)), hadResponse: false))
+        #expect(!RetryRule.isRetryableFailure(CourierError(EngineError.timedOut(.deadline)), hadResponse: false))
+        #expect(!RetryRule.isRetryableFailure(CourierError.cancelled(url: nil), hadResponse: false))
+        #expect(!RetryRule.isRetryableFailure(CourierError(EngineError.protocolViolation("x")), hadResponse: false))
+        #expect(!RetryRule.isRetryableFailure(URLError(.badURL), hadResponse: false))
+    }
+
+    func decide(
+        _ method: String? = "GET", retryCount: Int = 0, error: any Error = RetryRuleTests.statusError(503), status: Int? = 503,
+        retryAfter: String? = nil, policy: RetryPolicy = RetryPolicy()
+    ) -> TimeInterval? {
+        RetryRule.decide(
+            method: method, retryCount: retryCount, error: error, statusCode: status, retryAfter: retryAfter, now: Self.now, jitter: 0,
+            policy: policy
+        ).retryDelay
+    }
+
+    @Test func decisions() {
+        #expect(decide() == 0.5)
+        #expect(decide(nil) == 0.5)  // nil is GET
+        #expect(decide("get", retryCount: 1) == 1)
+        #expect(decide(retryCount: 2) == nil)  // limit 2
+        #expect(decide("POST") == nil)
+        #expect(decide("PATCH") == nil)
+        #expect(decide("PUT") == 0.5)
+        #expect(decide(error: Self.statusError(404), status: 404) == nil)
+        for code in [408, 429, 500, 502, 503, 504] { #expect(decide(error: Self.statusError(code), status: code) != nil) }
+        // A retryable status whose body was then cut short is not retried.
+        #expect(decide(error: CourierError(EngineError.connectionLost("x")), status: 503) == nil)
+        #expect(decide(error: CourierError(EngineError.connectionLost("x")), status: nil) == 0.5)
+        #expect(decide(error: CourierError(EngineError.timedOut(.idle)), status: nil) == nil)
+        #expect(decide(retryAfter: "7") == 7)
+        #expect(decide(retryAfter: "7000") == 60)  // capped
+        #expect(decide(retryAfter: "7", policy: RetryPolicy(maximumRetryAfter: 2)) == 2)
+        #expect(decide(retryAfter: "garbage") == 0.5)  // falls back to the backoff
+        #expect(decide("delete", policy: RetryPolicy(retryableMethods: ["DELETE"])) == 0.5)
+        #expect(decide(policy: RetryPolicy(retryLimit: 0)) == nil)
+    }
+
+    @Test func bearerTokenIsReadFromTheRequest() {
+        var request = URLRequest(url: URL(string: "http://x/")!)
+        #expect(AuthenticationInterceptor.bearerToken(in: request) == nil)
+        request.setValue("Bearer abc", forHTTPHeaderField: "Authorization")
+        #expect(AuthenticationInterceptor.bearerToken(in: request) == "abc")
+        request.setValue("Basic abc", forHTTPHeaderField: "Authorization")
+        #expect(AuthenticationInterceptor.bearerToken(in: request) == nil)
+    }
+
+    @Test func chainTakesTheFirstDecisionOtherThanDoNotRetry() async throws {
+        struct Fixed: RequestInterceptor {
+            let decision: RetryDecision
+            func retry(_ task: SessionTask, dueTo error: any Error, response: HTTPURLResponse?) async -> RetryDecision { decision }
+        }
+        let task = URLSessionManager().dataTask(with: URLRequest(url: URL(string: "http://127.0.0.1:9/")!))
+        let chain = Interceptor([Fixed(decision: .doNotRetry), Fixed(decision: .retryWithDelay(3)), Fixed(decision: .retry)])
+        #expect(await chain.retry(task, dueTo: URLError(.badURL), response: nil).retryDelay == 3)
+        #expect(await Interceptor([]).retry(task, dueTo: URLError(.badURL), response: nil).retryDelay == nil)
+    }
+}
