@@ -68,6 +68,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("F"), .long], help: "Follow redirects (off by default, as in HTTPie).")
     var follow = false
 
+    @Flag(name: .customLong("http1.1"), help: "Speak HTTP/1.1 only (HTTP/2 is used over TLS when the server offers it).")
+    var http11 = false
+
     @Option(name: .customLong("max-redirects"), help: "With --follow: the most redirects before exit status 6.")
     var maxRedirects: Int = 30
 
@@ -437,6 +440,7 @@ struct RequestCommand: AsyncParsableCommand {
     {
         var configuration = SessionConfiguration()
         configuration.cookieJar = cookieJar
+        if http11 { configuration.httpVersion = .http1Only }
         if let timeout {
             let seconds = try SecondsOption.checked(timeout, option: "--timeout")
             configuration.timeoutIntervalForRequest = seconds

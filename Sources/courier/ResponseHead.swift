@@ -23,7 +23,9 @@ struct ResponseHead: Equatable {
         if let task, let received = task.receivedResponse {
             let phrase = received.status.reasonPhrase
             self.init(
-                version: task.receivedHTTPVersion ?? "HTTP/1.1", statusCode: received.status.code,
+                // HTTP/2 has no minor version on the wire: `HTTP/2 200`, as curl and HTTPie print it.
+                version: task.receivedHTTPVersion.map { $0 == "HTTP/2.0" ? "HTTP/2" : $0 } ?? "HTTP/1.1",
+                statusCode: received.status.code,
                 reasonPhrase: phrase.isEmpty ? ExchangePrinter.reasonPhrase(received.status.code) : phrase,
                 fields: received.headerFields.map { ($0.name.rawName, $0.value) })
             return
