@@ -95,11 +95,13 @@ extension TaskDelegate {
     /// without an `Authorization` of its own, to the origin of the task's original request,
     /// with Digest among the credential's schemes.
     func authorizedAheadOfTime(_ request: URLRequest) -> URLRequest {
-        guard request.value(forHTTPHeaderField: "Authorization") == nil,
-            let origin = CredentialScope.Origin(request.url), origin == CredentialScope.Origin(task.originalRequest?.url),
+        // The session credential first: without one (most sessions) nothing else is looked at,
+        // and the two origins (URL parsing) were ~1% of a small GET's CPU.
+        guard let credential = environment.credential, let user = credential.user, let password = credential.password,
             environment.credentialSchemes.contains(.digest),
-            let challenge = environment.digestAuthenticator.challenge(for: origin),
-            let credential = environment.credential, let user = credential.user, let password = credential.password
+            request.value(forHTTPHeaderField: "Authorization") == nil,
+            let origin = CredentialScope.Origin(request.url), origin == CredentialScope.Origin(task.originalRequest?.url),
+            let challenge = environment.digestAuthenticator.challenge(for: origin)
         else { return request }
         let scope = CredentialScope(origin: origin, realm: challenge.parameters["realm"])
         let applies = run.withLock {
