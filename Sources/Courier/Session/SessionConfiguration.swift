@@ -79,6 +79,10 @@ public struct SessionConfiguration: Sendable {
     public var maximumResponseBodySize: Int64? = Self.defaultMaximumResponseBodySize
     /// The default of ``maximumResponseBodySize``: 64 MiB.
     public static let defaultMaximumResponseBodySize: Int64 = 64 << 20
+    /// Logs, metrics and trace spans for this session's requests (swift-log, swift-metrics,
+    /// swift-distributed-tracing): see ``SessionObservability``. Off by default (no logger, no
+    /// metrics factory, no tracer), and then a request pays nothing for it.
+    public var observability = SessionObservability()
 
     /// The defaults described on each property.
     public init() {}

@@ -71,6 +71,9 @@ final class TaskDelegate: Sendable {
     /// (see ``eventsRunInline()``): the async shape (``TaskSetup/finisher``) of a data or upload
     /// task without progress blocks. Saves a thread hop per request.
     private let mayHandleEventsInline: Bool
+    /// Logs, metrics and spans of this task, or nil (no observability configured: nothing is
+    /// paid). See ``TaskObservation``.
+    let observation: TaskObservation?
 
     /// The upload progress (total from the expected counts; when unknown, the request's
     /// Content-Length).
@@ -105,6 +108,7 @@ final class TaskDelegate: Sendable {
             maximumBodySize: environment.configuration.maximumResponseBodySize)
         self.run = Mutex(Run(machine: machine, body: body))
         self.environment = environment
+        self.observation = environment.observer.map { TaskObservation(observer: $0) }
         self.completionHandler = setup.completion
         let bodyLength = body?.expectedLength
         if let bodyLength { task.snapshot.withLock { $0.countOfBytesExpectedToSend = bodyLength } }
@@ -239,6 +243,9 @@ final class TaskDelegate: Sendable {
         case .unavailable(let error):
             complete(withResponse: false, error: error, metrics: nil)
             return
+        }
+        if let observation {
+            handleEvent = observation.exchangeStarting(&engineRequest, url: request.url, handleEvent)
         }
         let engineTask = engine.execute(engineRequest) { [callbacks, handleEvent] event in
             callbacks.deliver(event, inline: inline, setReadingPaused: setReadingPaused, to: handleEvent)
@@ -586,6 +593,12 @@ final class TaskDelegate: Sendable {
         let deliver: @Sendable () -> Void = { [self] in
             // As in AFNetworking, the task leaves the manager before its completion runs.
             self.environment.registry.unregister(self.task)
+            if let observation = self.observation {
+                let task = self.task
+                observation.taskFinished(
+                    method: task.originalRequest?.httpMethod ?? "GET", url: task.currentRequest?.url ?? task.originalRequest?.url,
+                    response: response ?? task.response, error: finalError, retries: task.retryCount)
+            }
             completion?(response, finalObject, finalError)
             self.environment.taskCompleted(
                 self.task, response: response, data: sink == nil ? data : nil, object: finalObject, error: finalError,

@@ -23,12 +23,16 @@ final class TaskEnvironment: Sendable {
     let digestAuthenticator: DigestAuthenticator
     /// The manager's tasks and engine.
     let registry: TaskRegistry
+    /// Logs, metrics and spans (``SessionConfiguration/observability``), or nil when none is
+    /// configured: then tasks make no ``TaskObservation``.
+    let observer: SessionObserver?
 
     init(configuration: SessionConfiguration, settings: SessionSettingsStore, digestAuthenticator: DigestAuthenticator, registry: TaskRegistry) {
         self.configuration = configuration
         self.settings = settings
         self.digestAuthenticator = digestAuthenticator
         self.registry = registry
+        self.observer = SessionObserver(configuration.observability)
     }
 
     /// The engine: made on first use, and made again after a security-policy change (so it is

@@ -1,0 +1,114 @@
+public import Foundation
+
+/// What is hidden before a URL or a header is logged or put on a span: header values of
+/// credential headers, the user and password of a URL, and the values of query parameters
+/// named like secrets. Pure rules over plain values; the session applies them to every record.
+///
+/// Redacted values become `REDACTED` (OpenTelemetry's convention for `url.full`); the name is
+/// kept, so a reader still sees that a token was sent.
+public struct ObservabilityRedaction: Sendable, Equatable {
+    /// Header names (lowercased) whose values are hidden.
+    /// Default: ``defaultSensitiveHeaders``.
+    public var sensitiveHeaders: Set<String>
+    /// Query parameter names (lowercased, `-` read as `_`) whose values are hidden.
+    /// Default: ``defaultSensitiveQueryParameters``.
+    public var sensitiveQueryParameters: Set<String>
+    /// Last words of a query parameter name (split at `_`, `-` or `.`) that make it secret
+    /// too, e.g. `token` covers `refresh_token` and `x-csrf-token`.
+    /// Default: ``defaultSensitiveQueryParameterSuffixes``.
+    public var sensitiveQueryParameterSuffixes: Set<String>
+
+    /// What replaces a hidden value.
+    public static let placeholder = "REDACTED"
+
+    /// `authorization`, `proxy-authorization`, `cookie`, `set-cookie`, `x-api-key`,
+    /// `x-auth-token`, `x-amz-security-token`.
+    public static let defaultSensitiveHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
+        "x-amz-security-token",
+    ]
+
+    /// `token`, `access_token`, `refresh_token`, `id_token`, `api_key`, `apikey`, `key`,
+    /// `password`, `passwd`, `pwd`, `secret`, `client_secret`, `signature`, `sig`, `auth`,
+    /// `code` (OAuth's authorization code), `session`, `sessionid`, `awsaccesskeyid`,
+    /// `x_amz_signature`, `x_amz_credential`, `x_amz_security_token`, `x_goog_signature`,
+    /// `x_goog_credential`.
+    public static let defaultSensitiveQueryParameters: Set<String> = [
+        "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key", "password", "passwd", "pwd",
+        "secret", "client_secret", "signature", "sig", "auth", "code", "session", "sessionid", "awsaccesskeyid",
+        "x_amz_signature", "x_amz_credential", "x_amz_security_token", "x_goog_signature", "x_goog_credential",
+    ]
+
+    /// `token`, `key`, `secret`, `password`, `signature`, `credential`.
+    public static let defaultSensitiveQueryParameterSuffixes: Set<String> = [
+        "token", "key", "secret", "password", "signature", "credential",
+    ]
+
+    /// The default rules (the three default lists).
+    public static let `default` = ObservabilityRedaction()
+
+    /// Rules with the given lists (each default when omitted). Names are compared lowercased.
+    public init(
+        sensitiveHeaders: Set<String> = Self.defaultSensitiveHeaders,
+        sensitiveQueryParameters: Set<String> = Self.defaultSensitiveQueryParameters,
+        sensitiveQueryParameterSuffixes: Set<String> = Self.defaultSensitiveQueryParameterSuffixes
+    ) {
+        self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
+        self.sensitiveQueryParameters = Set(sensitiveQueryParameters.map { Self.normalized($0) })
+        self.sensitiveQueryParameterSuffixes = Set(sensitiveQueryParameterSuffixes.map { $0.lowercased() })
+    }
+
+    /// Whether a header's value is hidden.
+    public func isSensitiveHeader(_ name: String) -> Bool {
+        sensitiveHeaders.contains(name.lowercased())
+    }
+
+    /// A header's value as it may be shown: ``placeholder`` for a sensitive header.
+    public func redactedHeaderValue(name: String, value: String) -> String {
+        isSensitiveHeader(name) ? Self.placeholder : value
+    }
+
+    /// Whether a query parameter's value is hidden: its name is in
+    /// ``sensitiveQueryParameters`` or its last word is in ``sensitiveQueryParameterSuffixes``.
+    public func isSensitiveQueryParameter(_ name: String) -> Bool {
+        let name = Self.normalized(name)
+        if sensitiveQueryParameters.contains(name) { return true }
+        guard let last = name.split(separator: "_").last else { return false }
+        return sensitiveQueryParameterSuffixes.contains(String(last))
+    }
+
+    /// The URL as it may be shown: a user and password become `REDACTED:REDACTED` (a user
+    /// alone `REDACTED`), sensitive query values become `REDACTED`; the fragment is dropped
+    /// (it never leaves the client). Everything else is kept as written.
+    public func redactedURL(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return Self.placeholder  // not a URL we can take apart: show nothing of it
+        }
+        components.fragment = nil
+        if components.percentEncodedUser != nil {
+            components.percentEncodedUser = Self.placeholder
+            if components.percentEncodedPassword != nil { components.percentEncodedPassword = Self.placeholder }
+        } else if components.percentEncodedPassword != nil {
+            components.percentEncodedPassword = Self.placeholder
+        }
+        if let query = components.percentEncodedQuery {
+            components.percentEncodedQuery = redactedQuery(query)
+        }
+        return components.string ?? Self.placeholder
+    }
+
+    /// A percent-encoded query with sensitive values replaced; order, names and separators kept.
+    public func redactedQuery(_ query: String) -> String {
+        query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let rawName = pair[..<equals]
+            let name = String(rawName).removingPercentEncoding ?? String(rawName)
+            return isSensitiveQueryParameter(name) ? "\(rawName)=\(Self.placeholder)" : String(pair)
+        }.joined(separator: "&")
+    }
+
+    /// Lowercased, with `-` and `.` read as `_`.
+    static func normalized(_ name: String) -> String {
+        String(name.lowercased().map { $0 == "-" || $0 == "." ? "_" : $0 })
+    }
+}

@@ -1,0 +1,78 @@
+@testable import Courier
+import CourierEngine
+import Foundation
+import Testing
+
+/// The pure rules behind observability: what is redacted from URLs and headers, and the
+/// bounded labels metrics and spans use.
+@Suite("Observability redaction and labels")
+struct ObservabilityRedactionTests {
+    let rules = ObservabilityRedaction.default
+
+    private func redacted(_ string: String) throws -> String {
+        rules.redactedURL(try #require(URL(string: string)))
+    }
+
+    @Test func credentialsInTheURLAreReplaced() throws {
+        #expect(try redacted("https://user:pw@example.com/a") == "https://REDACTED:REDACTED@example.com/a")
+        #expect(try redacted("https://user@example.com:8443/a") == "https://REDACTED@example.com:8443/a")
+        #expect(try redacted("http://example.com/a?b=c") == "http://example.com/a?b=c")
+        #expect(try redacted("http://example.com/a#secret-fragment") == "http://example.com/a")
+    }
+
+    @Test(arguments: [
+        "token", "access_token", "refresh_token", "id_token", "api_key", "API-Key", "apikey", "key", "password", "secret",
+        "client_secret", "signature", "sig", "X-Amz-Signature", "X-Amz-Credential", "X-Goog-Signature", "AWSAccessKeyId",
+        "x-csrf-token", "upload.key", "code",
+    ])
+    func sensitiveQueryParameters(_ name: String) throws {
+        #expect(rules.isSensitiveQueryParameter(name))
+        #expect(try redacted("https://h/p?\(name)=v4lue&page=2") == "https://h/p?\(name)=REDACTED&page=2")
+    }
+
+    @Test(arguments: ["page", "q", "monkey", "sort", "keyboard", "tokens_used", "id"])
+    func ordinaryQueryParameters(_ name: String) {
+        #expect(!rules.isSensitiveQueryParameter(name))
+    }
+
+    @Test func queryShapeIsKept() {
+        #expect(rules.redactedQuery("a=1&token=x&&flag&token=y&b=%20") == "a=1&token=REDACTED&&flag&token=REDACTED&b=%20")
+        #expect(rules.redactedQuery("%74oken=x") == "%74oken=REDACTED")  // a percent-encoded name is still a token
+    }
+
+    @Test func sensitiveHeaders() {
+        for name in ["Authorization", "cookie", "Proxy-Authorization", "Set-Cookie", "X-API-Key"] {
+            #expect(rules.redactedHeaderValue(name: name, value: "v") == "REDACTED")
+        }
+        #expect(rules.redactedHeaderValue(name: "Accept", value: "text/html") == "text/html")
+    }
+
+    @Test func listsCanBeChanged() {
+        var custom = ObservabilityRedaction(sensitiveQueryParameters: ["ticket"], sensitiveQueryParameterSuffixes: [])
+        custom.sensitiveHeaders.insert("x-tenant")
+        #expect(custom.isSensitiveQueryParameter("Ticket"))
+        #expect(!custom.isSensitiveQueryParameter("access_token"))
+        #expect(custom.isSensitiveHeader("X-Tenant"))
+    }
+
+    @Test func labelsAreBounded() {
+        #expect(ObservabilityLabels.method("GET") == "GET")
+        #expect(ObservabilityLabels.method("get") == "_OTHER")
+        #expect(ObservabilityLabels.method("PURGE") == "_OTHER")
+        #expect(ObservabilityLabels.statusClass(204) == "2xx")
+        #expect(ObservabilityLabels.statusClass(599) == "5xx")
+        #expect(ObservabilityLabels.statusClass(nil) == "error")
+        #expect(ObservabilityLabels.statusClass(999) == "error")
+        #expect(ObservabilityLabels.errorType(EngineError.timedOut(.connect)) == "timeout_connect")
+        #expect(ObservabilityLabels.errorType(EngineError.cannotConnect(host: "h", port: 1, reason: "refused")) == "cannot_connect")
+        #expect(ObservabilityLabels.errorType(EngineError.shutDown) == "shut_down")
+        #expect(ObservabilityLabels.errorType(EngineError.decompressionLimitExceeded("x")) == "decompression_limit_exceeded")
+        #expect(ObservabilityLabels.errorType(CourierError.cancelled(url: nil)) == "cancelled")
+        #expect(ObservabilityLabels.errorType(CocoaError(.fileNoSuchFile)) == "CocoaError")
+    }
+
+    @Test func millisecondsAreFormatted() {
+        #expect(TaskObservation.milliseconds(.microseconds(1_234_567)) == "1234.567")
+        #expect(TaskObservation.milliseconds(.microseconds(5)) == "0.005")
+    }
+}
