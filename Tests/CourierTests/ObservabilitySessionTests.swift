@@ -181,6 +181,32 @@ struct ObservabilitySessionTests {
         #expect(try metrics.expectCounter(SessionObservability.MetricLabels.requests, [("http.request.method", "GET"), ("http.response.status_class", "3xx")]).totalValue == 2)
     }
 
+    @Test func eachRetryAttemptIsItsOwnRecordSpanAndCount() async throws {
+        let recorder = LogRecorder()
+        let tracer = W3CTestTracer()
+        let metrics = TestMetrics()
+        var configuration = SessionConfiguration()
+        configuration.observability = SessionObservability(logger: recorder.logger, metricsFactory: metrics, tracer: tracer)
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager(configuration: configuration)
+            manager.interceptor = RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.01)
+            _ = try await manager.data(for: URLRequest(url: server.sessionURL("/retry/observed?fail=2")))
+            #expect(server.requestsReceived(forPath: "/retry/observed") == 3)
+        }
+        let spans = tracer.finishedSpans
+        #expect(spans.map { $0.attributes.get("http.response.status_code") } == [.int64(503), .int64(503), .int64(200)])
+        #expect(spans.map { $0.attributes.get("http.request.resend_count") } == [nil, .int64(1), .int64(2)])
+        #expect(Set(spans.map(\.spanID)).count == 3)  // a fresh traceparent per attempt
+        let labels = SessionObservability.MetricLabels.self
+        #expect(try metrics.expectCounter(labels.requests, [("http.request.method", "GET"), ("http.response.status_class", "5xx")]).totalValue == 2)
+        #expect(try metrics.expectCounter(labels.requests, [("http.request.method", "GET"), ("http.response.status_class", "2xx")]).totalValue == 1)
+        let attempts = recorder.all.filter { $0.message == "HTTP request" }.compactMap { $0.metadata["courier.attempt"]?.description }
+        #expect(attempts == ["0", "1", "2"])
+        let finished = try #require(recorder.all.first { $0.message == "HTTP task finished" })
+        #expect(finished.metadata["courier.retries"]?.description == "2")
+        #expect(finished.metadata["courier.exchanges"]?.description == "3")
+    }
+
     /// The README's "Logs, metrics and traces" example, verbatim but for the server's URL, with
     /// a W3C test tracer bound for the task (`withTracer`, no global bootstrap) so
     /// `InstrumentationSystem.tracer` finds it; metrics go to the (unbootstrapped, no-op) global factory.
