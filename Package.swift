@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         // A separate product, so that the Courier product does not depend on swift-service-lifecycle.
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
+        // A separate product, so that the Courier product does not depend on swift-openapi-runtime.
+        .library(name: "CourierOpenAPITransport", targets: ["CourierOpenAPITransport"]),
         .executable(name: "courier", targets: ["courier"]),
         // `courier` with https as the default scheme (HTTPie's `https`): runs the `courier` beside it.
         .executable(name: "courier-https", targets: ["courier-https"]),
@@ -35,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
     ],
     targets: [
         .target(
@@ -160,6 +164,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CourierOpenAPITransport",
+            dependencies: [
+                "Courier",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CourierOpenAPITransportTests",
+            dependencies: [
+                "Courier",
+                "CourierOpenAPITransport",
+                "CourierTestServer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .testTarget(
             name: "CourierTestServerTests",

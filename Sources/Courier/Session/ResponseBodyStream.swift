@@ -225,7 +225,7 @@ extension URLSessionManager {
 
     /// Starts a streaming task and returns the caller's face of its body once the final head
     /// is on the task. Makes no `HTTPURLResponse` (the task is head-only: no serializer runs).
-    func startStream(_ request: URLRequest, body: RequestBody?) async throws -> ResponseBodyStream {
+    func startStream(_ request: URLRequest, body: RequestBody?, taskDescription: String? = nil) async throws -> ResponseBodyStream {
         let stream = ResponseBodyStream()
         let queue = processingQueue
         let setup = TaskSetup(
@@ -236,6 +236,7 @@ extension URLSessionManager {
         let task = register(
             { DataTask(taskIdentifier: $0, request: request) }, kind: .stream(stream), body: body ?? Self.body(of: request), setup: setup)
         stream.attach(task)
+        if let taskDescription { task.taskDescription = taskDescription }
         let callers = stream.callersFace()
         task.resume()
         if Task.isCancelled { task.cancel() }
@@ -265,9 +266,34 @@ extension URLSessionManager {
         try await streamed(ResponseHeadBridge.urlRequest(from: request, body: body), body: nil)
     }
 
+    /// ``stream(for:body:)`` with the request body (nil for none) streamed from an engine ``CourierEngine/RequestBody``
+    /// (``CourierEngine/RequestBody/sequence(_:length:)`` for an async sequence of chunks, with
+    /// backpressure; `.file(path:)`; `.data(_:)`): streaming both ways. The body's length, when
+    /// known, becomes `Content-Length` (a `Content-Length` field in `request` is ignored);
+    /// otherwise it is sent chunked. A streamed body is consumed once, so a redirect that must
+    /// resend it (307, 308) or a retry fails with ``CourierError/requestBodyNotReplayable(url:)``.
+    ///
+    /// ```swift
+    /// let (chunks, feed) = AsyncStream<Data>.makeStream()
+    /// let request = HTTPRequest(method: .post, scheme: "https", authority: "example.com", path: "/upload")
+    /// async let echo = manager.stream(for: request, uploading: .sequence(chunks, length: nil))
+    /// feed.yield(Data("hello".utf8)); feed.finish()
+    /// for try await chunk in try await echo.body { print(chunk.count) }
+    /// ```
+    /// - Parameter taskDescription: set as the task's ``SessionTask/taskDescription`` before it
+    ///   starts, so hooks and monitors (metrics, completion) can tell the task apart. Default nil.
+    /// - Throws: as ``stream(for:body:)``.
+    public func stream(for request: HTTPRequest, uploading body: RequestBody?, taskDescription: String? = nil) async throws
+        -> HTTPTypesResponse<ResponseBodyStream>
+    {
+        try await streamed(ResponseHeadBridge.urlRequest(from: request, body: nil), body: body, taskDescription: taskDescription)
+    }
+
     /// ``bytes(for:body:)`` with the head as `HTTPResponse`.
-    func streamed(_ request: URLRequest, body: RequestBody?) async throws -> HTTPTypesResponse<ResponseBodyStream> {
-        let stream = try await startStream(request, body: body)
+    func streamed(_ request: URLRequest, body: RequestBody?, taskDescription: String? = nil) async throws
+        -> HTTPTypesResponse<ResponseBodyStream>
+    {
+        let stream = try await startStream(request, body: body, taskDescription: taskDescription)
         guard let (head, url) = stream.task?.snapshot.withLock({ state in state.head.flatMap { head in state.responseURL.map { (head, $0) } } })
         else {
             stream.cancel()
