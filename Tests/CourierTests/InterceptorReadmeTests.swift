@@ -1,0 +1,51 @@
+import Courier
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The README's "Interceptors and retry, cURL descriptions" example, compiled and run against
+/// the test server.
+@Suite("README interceptors")
+struct InterceptorReadmeTests {
+    @Test("the README's interceptor example")
+    func readmeInterceptorExample() async throws {
+        try await TestServer.withRunning { server in
+            let recorder = CompletionRecorder()
+            // README begins (with the test server's URL; the completion also records)
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.1)
+
+            let auth = AuthenticationInterceptor(token: "expired") { rejected in
+                "fresh"  // ask your token endpoint here; `rejected` is the token the server refused
+            }
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/retry/readme?fail=2")),
+                                        interceptor: auth, completionHandler: { response, object, error in
+                print(response?.statusCode ?? 0, error == nil)   // 200 true, after 2 retries
+                recorder.handler(response, object, error)
+            })
+            task.resume()
+            let (_, response) = try await manager.data(for: URLRequest(url: server.sessionURL("/bearer/fresh")),
+                                                       interceptor: auth)
+            print(response.statusCode)                           // 200: a 401, one refresh, one replay
+
+            var request = URLRequest(url: server.sessionURL("/anything"))
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(#"{"name": "O'Brien"}"#.utf8)
+            print(request.cURLDescription)
+            print(task.cURLDescription)
+            // README ends
+            await recorder.wait()
+            #expect(recorder.first?.response?.statusCode == 200)
+            #expect(task.retryCount == 2)
+            #expect(response.statusCode == 200)
+            #expect(auth.token == "fresh")
+            #expect(request.cURLDescription
+                == #"curl -X 'POST' '\#(server.baseURL.absoluteString)/anything' -H 'Content-Type: application/json' --data-binary '{"name": "O'\''Brien"}'"#)
+            #expect(task.cURLDescription.contains("Authorization: Bearer fresh"))
+        }
+    }
+}
