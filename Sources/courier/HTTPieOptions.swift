@@ -15,6 +15,9 @@ struct HTTPieOptions: ParsableArguments {
     @Flag(help: "Build the request and print it (default --print HB); send nothing.")
     var offline = false
 
+    @Flag(help: "Print the curl command that sends the same request; send nothing.")
+    var curl = false
+
     @Flag(help: "With --follow: print every redirect hop (request and response), not only the last.")
     var all = false
 

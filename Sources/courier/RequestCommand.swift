@@ -151,6 +151,17 @@ struct RequestCommand: AsyncParsableCommand {
             url = prepared.urlRequest.url
             let jar = HTTPCookieJar()
             session?.contents.restoreCookies(into: jar)
+            if more.curl {
+                // The curl command for the request as it would go out (with the session's cookies).
+                var shown = prepared
+                if shown.urlRequest.value(forHTTPHeaderField: "Cookie") == nil, let requestURL = shown.urlRequest.url,
+                    let cookies = jar.cookieHeader(for: requestURL)
+                {
+                    shown.urlRequest.setValue(cookies, forHTTPHeaderField: "Cookie")
+                }
+                print(try await CurlCommandOutput.command(for: shown))
+                return
+            }
             if more.offline {
                 // The request as it would go out: with the session's cookies, which the session
                 // would add when sending. The session learns this run's headers and credentials.

@@ -1,0 +1,54 @@
+import CourierTestServer
+import Foundation
+import Testing
+
+/// `courier --curl` prints the curl command for the request instead of sending it; curl
+/// running that command sends the same request.
+@Suite("courier: --curl")
+struct CurlCLITests {
+    static let curlInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+
+    static func shell(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test(.enabled(if: curlInstalled, "curl is not installed"))
+    func curlPrintsACommandThatSendsTheSameRequest() async throws {
+        try await TestServer.withRunning { server in
+            let url = server.baseURL.absoluteString + "/anything/c?q=1"
+            let run = try await CourierProcess.run(["--curl", "PUT", url, "name=O'Brien", "n:=2", "X-Shell:$(id) `x` 'q'"])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.output.hasPrefix("curl -X 'PUT' '\(url)'"), "\(run)")
+            #expect(server.requestsReceived(forPath: "/anything/c") == 0)
+            let echo = try JSONSerialization.jsonObject(with: Data(try Self.shell(run.output).utf8)) as? [String: Any]
+            #expect(echo?["method"] as? String == "PUT")
+            let json = echo?["json"] as? [String: Any]
+            #expect(json?["name"] as? String == "O'Brien")
+            #expect(json?["n"] as? Int == 2)
+            let headers = echo?["headers"] as? [String: Any]
+            #expect(headers?["X-Shell"] as? String == "$(id) `x` 'q'")
+            #expect(server.requestsReceived(forPath: "/anything/c") == 1)
+        }
+    }
+
+    @Test(.enabled(if: curlInstalled, "curl is not installed"))
+    func curlWritesAFormOut() async throws {
+        try await TestServer.withRunning { server in
+            let url = server.baseURL.absoluteString + "/post"
+            let run = try await CourierProcess.run(["--curl", "--multipart", url, "a=1", "b=two"])
+            #expect(run.status == 0, "\(run)")
+            let echo = try JSONSerialization.jsonObject(with: Data(try Self.shell(run.output).utf8)) as? [String: Any]
+            let form = echo?["form"] as? [String: Any]
+            #expect(form?["a"] as? String == "1")
+            #expect(form?["b"] as? String == "two")
+        }
+    }
+}
