@@ -18,7 +18,7 @@ extension ConnectionFactory {
         switch configuration.httpVersion {
         case .http1Only: return false
         case .automatic: return key.scheme == .https
-        case .http2PriorKnowledge: return key.scheme == .https || configuration.proxy == nil
+        case .http2PriorKnowledge: return key.scheme == .https || key.proxy == nil || key.proxy?.kind != .http
         }
     }
 
@@ -58,7 +58,8 @@ extension ConnectionFactory {
         let host = key.host
         let port = key.port
         let setupErrorBox = SetupErrorBox()
-        let proxy = configuration.proxy
+        let proxy = key.proxy
+        let socksTarget = try await socksTarget(for: key)
         let settings = initialSettings
         let windowSize = max(65_535, configuration.http2StreamWindowSize)
         let streamCap = configuration.maximumConcurrentStreamsPerConnection
@@ -76,6 +77,8 @@ extension ConnectionFactory {
                         switch negotiated {
                         case .http1:
                             try sync.addHandler(HTTPRequestEncoder())
+                            let reasonPhrases = ReasonPhraseRecorder()  // the decoder drops the server's phrase
+                            try sync.addHandler(reasonPhrases)
                             try sync.addHandler(
                                 ByteToMessageHandler(
                                     HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
@@ -84,12 +87,13 @@ extension ConnectionFactory {
                             if let decompression {
                                 try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(decompression.ratio)))
                             }
-                            try sync.addHandler(
-                                HTTP1ConnectionHandler(
-                                    host: host,
-                                    decompressionMaximumSize: decompression?.maximumSize,
-                                    setupErrorBox: setupErrorBox
-                                ))
+                            let handler = HTTP1ConnectionHandler(
+                                host: host,
+                                decompressionMaximumSize: decompression?.maximumSize,
+                                setupErrorBox: setupErrorBox
+                            )
+                            handler.reasonPhrases = reasonPhrases
+                            try sync.addHandler(handler)
                         case .http2:
                             let observer = HTTP2ConnectionObserver(host: host, streamCap: streamCap)
                             observer.setup = context.handler as? ConnectionSetupHandler
@@ -109,12 +113,9 @@ extension ConnectionFactory {
                                 ))
                         }
                     }
-                    if useTLS, let proxy {
-                        try sync.addHandler(
-                            ProxyTunnelHandler(
-                                targetHost: host, targetPort: port, authorization: proxy.authorization,
-                                setupErrorBox: setupErrorBox))
-                    }
+                    try Self.addProxyHandshake(
+                        sync, proxy: proxy, socksTarget: socksTarget, useTLS: useTLS, host: host, port: port,
+                        setupErrorBox: setupErrorBox)
                     if useTLS, let sslContext {
                         let tlsHandler: NIOSSLClientHandler
                         if let verifier {

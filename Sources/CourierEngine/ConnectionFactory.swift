@@ -94,7 +94,7 @@ struct ConnectionFactory: Sendable {
         var info = ConnectionInfo()
         let addresses: [SocketAddress]
         // Through a proxy the socket goes to the proxy; the origin is named in the requests.
-        let (connectHost, connectPort) = configuration.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
+        let (connectHost, connectPort) = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
         if (try? SocketAddress(ipAddress: connectHost, port: connectPort)) != nil {
             addresses = try await HostResolver.resolve(host: connectHost, port: connectPort)
         } else if let resolveOverride = configuration.resolveOverride {
@@ -150,10 +150,11 @@ struct ConnectionFactory: Sendable {
         let serverHostname: String? = (try? SocketAddress(ipAddress: key.host, port: 0)) == nil ? key.host : nil
         let host = key.host
         let setupErrorBox = SetupErrorBox()
-        let proxy = configuration.proxy
+        let proxy = key.proxy
+        let socksTarget = try await socksTarget(for: key)
         let bracketedHost = host.contains(":") ? "[\(host)]" : host
         let absoluteFormProxy = proxy.flatMap { proxy in
-            useTLS ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
+            useTLS || proxy.kind != .http ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
         }
         let port = key.port
 
@@ -170,12 +171,9 @@ struct ConnectionFactory: Sendable {
                         setupErrorBox: setupErrorBox,
                         absoluteFormProxy: absoluteFormProxy
                     )
-                    if useTLS, let proxy {
-                        try sync.addHandler(
-                            ProxyTunnelHandler(
-                                targetHost: host, targetPort: port, authorization: proxy.authorization,
-                                setupErrorBox: setupErrorBox))
-                    }
+                    try Self.addProxyHandshake(
+                        sync, proxy: proxy, socksTarget: socksTarget, useTLS: useTLS, host: host, port: port,
+                        setupErrorBox: setupErrorBox)
                     if useTLS, let sslContext {
                         let tlsHandler: NIOSSLClientHandler
                         if let verifier {
@@ -208,6 +206,9 @@ struct ConnectionFactory: Sendable {
                         try sync.addHandler(tlsHandler)
                     }
                     try sync.addHandler(HTTPRequestEncoder())
+                    let reasonPhrases = ReasonPhraseRecorder()  // the decoder drops the server's phrase
+                    handler.reasonPhrases = reasonPhrases
+                    try sync.addHandler(reasonPhrases)
                     try sync.addHandler(
                         ByteToMessageHandler(
                             HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
@@ -252,8 +253,13 @@ struct ConnectionFactory: Sendable {
                     channel.close(promise: nil)
                 }
                 promise.futureResult.whenComplete { _ in timeout.cancel() }
-                handler.waitUntilReady(tls: useTLS, promise: promise)
                 let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                Self.whenProxyReady(channel).whenComplete { result in
+                    switch result {
+                    case .success: bound.value.waitUntilReady(tls: useTLS, promise: promise)
+                    case .failure(let error): promise.fail(error)
+                    }
+                }
                 return promise.futureResult.map {
                     let connectEnd = Date()
                     var info = baseInfo

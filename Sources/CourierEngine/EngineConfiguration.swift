@@ -16,8 +16,14 @@ public struct EngineConfiguration: Sendable {
     public var connectionIdleTimeout: TimeAmount = .seconds(60)
     /// TLS: trust roots, minimum version, client identity, the certificate-chain verifier.
     public var tls: EngineTLSConfiguration = .init()
-    /// A forward proxy for every request, or nil (the default) to connect directly.
+    /// A forward proxy for every request, or nil (the default) to connect directly. When set,
+    /// it wins over ``proxyEnvironment``.
     public var proxy: EngineProxy?
+    /// Proxies chosen per request from environment-style settings (`http_proxy`,
+    /// `https_proxy`, `all_proxy`, `no_proxy`; see ``ProxyEnvironment``), used when ``proxy``
+    /// is nil. Nil (the default): the environment is not consulted. Set it to
+    /// ``ProxyEnvironment/process`` to follow this process's variables.
+    public var proxyEnvironment: ProxyEnvironment?
     /// Response decompression (gzip and deflate). Default on, with a guard against bombs.
     public var decompression: Decompression = .enabled()
     /// Which HTTP versions the engine speaks. Default ``HTTPVersionPolicy/automatic``: HTTP/2

@@ -42,6 +42,10 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case decompressionLimitExceeded(String)
     /// The engine was shut down before or while the request ran.
     case shutDown
+    /// The proxy (`host:port`) did not carry the connection to `target` (`host:port`):
+    /// ``ProxyRefusal`` says what it answered (refused credentials, a SOCKS reply code, not a
+    /// SOCKS server at all, …).
+    case proxyFailed(proxy: String, target: String, refusal: ProxyRefusal)
 
     /// What went wrong, in words (the case and its details).
     public var description: String {
@@ -60,6 +64,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelled: return "cancelled"
         case .decompressionLimitExceeded(let reason): return "decompression limit exceeded: \(reason)"
         case .shutDown: return "the engine was shut down"
+        case .proxyFailed(let proxy, let target, let refusal):
+            return "the proxy \(proxy) did not connect to \(target): \(refusal)"
         }
     }
 }

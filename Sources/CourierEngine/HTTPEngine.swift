@@ -43,8 +43,10 @@ public final class HTTPEngine: Sendable {
         let waiterID = pool.makeWaiterID()
         let idleTimeout = request.idleTimeout ?? configuration.idleTimeout
         let target: RequestTarget
+        let proxy: EngineProxy?
         do {
             target = try RequestTarget(url: request.url)
+            proxy = try configuration.proxy(for: target)
             try Self.validate(request)
         } catch {
             let execution = RequestExecution(
@@ -62,6 +64,7 @@ public final class HTTPEngine: Sendable {
             target: target,
             waiterID: waiterID,
             idleTimeout: idleTimeout,
+            proxy: proxy,
             onEvent: onEvent
         )
         pool.submit(execution)

@@ -46,11 +46,12 @@ final class RequestExecution: Sendable {
         target: RequestTarget,
         waiterID: ConnectionPoolStateMachine.WaiterID,
         idleTimeout: TimeAmount,
+        proxy: EngineProxy? = nil,
         onEvent: @escaping @Sendable (EngineEvent) -> Void
     ) {
         self.request = request
         self.target = target
-        self.key = ConnectionKey(target)
+        self.key = ConnectionKey(target, proxy: proxy)
         self.waiterID = waiterID
         self.idleTimeout = idleTimeout
         self.bodyLength = request.body?.knownLength

@@ -31,8 +31,15 @@ public struct SessionConfiguration: Sendable {
     public var tls: EngineTLSConfiguration = .init()
     /// A forward HTTP proxy for every request (`CONNECT` tunnels for https, so TLS and the
     /// security policy stay end to end with the origin), or nil (the default) to connect
-    /// directly.
+    /// directly. A SOCKS5 proxy is an ``EngineProxy`` of kind `.socks5` or `.socks5h`. When
+    /// set, it wins over ``proxyEnvironment``.
     public var proxy: EngineProxy?
+    /// Proxies chosen per request from `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`
+    /// with curl's rules (``ProxyEnvironment``; the upper-case `HTTP_PROXY` is ignored), used
+    /// when ``proxy`` is nil. Nil (the default): the environment is not consulted. Opt in with
+    /// `configuration.proxyEnvironment = .process`, or give the variables yourself:
+    /// `ProxyEnvironment(environment: ["https_proxy": "socks5h://127.0.0.1:1080"])`.
+    public var proxyEnvironment: ProxyEnvironment?
     /// Where cookies are kept: responses' `Set-Cookie` headers (on every hop, redirects
     /// included) are stored in it, and requests get a `Cookie` header from it unless they
     /// carry one or set `httpShouldHandleCookies = false`. Nil (the default): no cookies are
@@ -100,6 +107,7 @@ public struct SessionConfiguration: Sendable {
         configuration.decompression = decompressesResponses ? .enabled() : .disabled
         configuration.tls = tls
         configuration.proxy = proxy
+        configuration.proxyEnvironment = proxyEnvironment
         configuration.httpVersion = httpVersion
         if let verifier {
             configuration.tls.verifier = verifier

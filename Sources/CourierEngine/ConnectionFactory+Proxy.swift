@@ -1,0 +1,54 @@
+import NIOCore
+
+extension ConnectionFactory {
+    /// Where a SOCKS5 proxy is asked to connect for `key`: nil without a SOCKS proxy; the
+    /// host name for `socks5h`; for `socks5`, the first address the name resolves to here.
+    func socksTarget(for key: ConnectionKey) async throws(EngineError) -> SOCKS5ClientHandler.Target? {
+        guard let proxy = key.proxy, proxy.kind != .http else { return nil }
+        if let literal = IPAddressBytes(key.host) { return .address(literal.bytes) }
+        if proxy.kind == .socks5h { return .name(key.host) }
+        let addresses: [SocketAddress]
+        if let resolveOverride = configuration.resolveOverride {
+            addresses = resolveOverride(key.host, key.port)
+        } else {
+            addresses = try await HostResolver.resolve(host: key.host, port: key.port)
+        }
+        guard let address = addresses.first?.ipAddress, let bytes = IPAddressBytes(address) else {
+            throw .dnsFailure(host: key.host, reason: "no IPv4 or IPv6 address (resolved locally for the socks5 proxy)")
+        }
+        return .address(bytes.bytes)
+    }
+
+    /// Puts the proxy's handshake first in the pipeline: a `CONNECT` tunnel through an HTTP
+    /// proxy for https, the SOCKS5 handshake for a SOCKS proxy; nothing otherwise.
+    static func addProxyHandshake(
+        _ sync: ChannelPipeline.SynchronousOperations,
+        proxy: EngineProxy?,
+        socksTarget: SOCKS5ClientHandler.Target?,
+        useTLS: Bool,
+        host: String,
+        port: Int,
+        setupErrorBox: SetupErrorBox
+    ) throws {
+        guard let proxy else { return }
+        if let socksTarget {
+            try sync.addHandler(
+                SOCKS5ClientHandler(
+                    proxy: proxy, target: socksTarget, targetHost: host, targetPort: port, setupErrorBox: setupErrorBox))
+        } else if useTLS {
+            try sync.addHandler(
+                ProxyTunnelHandler(
+                    targetHost: host, targetPort: port, authorization: proxy.authorization, setupErrorBox: setupErrorBox))
+        }
+    }
+
+    /// Succeeds when the channel's SOCKS5 handshake (if any) is done. On the event loop.
+    static func whenProxyReady(_ channel: any Channel) -> EventLoopFuture<Void> {
+        guard let socks = try? channel.pipeline.syncOperations.handler(type: SOCKS5ClientHandler.self) else {
+            return channel.eventLoop.makeSucceededVoidFuture()
+        }
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        socks.whenEstablished(promise)
+        return promise.futureResult
+    }
+}

@@ -1,0 +1,101 @@
+import CourierEngine
+import Testing
+
+/// `http_proxy`/`https_proxy`/`all_proxy`/`no_proxy` with curl's rules, as plain values.
+@Suite("Proxy environment")
+struct ProxyEnvironmentTests {
+    struct Case: Sendable, CustomStringConvertible {
+        let noProxy: String
+        let host: String
+        let port: Int
+        let bypassed: Bool
+        var description: String { "no_proxy=\(noProxy) \(host):\(port) -> \(bypassed)" }
+    }
+
+    static let noProxyTable: [Case] = [
+        Case(noProxy: "*", host: "anything.example", port: 80, bypassed: true),
+        Case(noProxy: "", host: "example.com", port: 80, bypassed: false),
+        // Domain suffixes, with and without a leading dot, case-insensitive.
+        Case(noProxy: "example.com", host: "example.com", port: 443, bypassed: true),
+        Case(noProxy: "example.com", host: "www.EXAMPLE.com", port: 443, bypassed: true),
+        Case(noProxy: "example.com", host: "badexample.com", port: 443, bypassed: false),
+        Case(noProxy: ".example.com", host: "example.com", port: 80, bypassed: true),
+        Case(noProxy: ".example.com", host: "a.b.example.com", port: 80, bypassed: true),
+        Case(noProxy: "example.com", host: "example.com.", port: 80, bypassed: true),
+        Case(noProxy: "EXAMPLE.COM", host: "example.com", port: 80, bypassed: true),
+        // Lists: commas and spaces, empty entries ignored.
+        Case(noProxy: "foo.test, ,bar.test  baz.test", host: "baz.test", port: 80, bypassed: true),
+        Case(noProxy: "foo.test,bar.test", host: "qux.test", port: 80, bypassed: false),
+        // IP literals and CIDR ranges (only against IP-literal hosts).
+        Case(noProxy: "127.0.0.1", host: "127.0.0.1", port: 8080, bypassed: true),
+        Case(noProxy: "127.0.0.1", host: "127.0.0.2", port: 8080, bypassed: false),
+        Case(noProxy: "10.0.0.0/8", host: "10.20.30.40", port: 80, bypassed: true),
+        Case(noProxy: "10.0.0.0/8", host: "11.0.0.1", port: 80, bypassed: false),
+        Case(noProxy: "192.168.1.0/25", host: "192.168.1.127", port: 80, bypassed: true),
+        Case(noProxy: "192.168.1.0/25", host: "192.168.1.128", port: 80, bypassed: false),
+        Case(noProxy: "0.0.0.0/0", host: "8.8.8.8", port: 80, bypassed: true),
+        Case(noProxy: "10.0.0.0/8", host: "ten.example", port: 80, bypassed: false),
+        Case(noProxy: "127.0.0.1", host: "localhost", port: 80, bypassed: false),
+        // IPv6, bare or bracketed, and ranges; never matches across families.
+        Case(noProxy: "::1", host: "::1", port: 80, bypassed: true),
+        Case(noProxy: "[::1]", host: "[::1]", port: 80, bypassed: true),
+        Case(noProxy: "fd00::/8", host: "fd12:3456::1", port: 80, bypassed: true),
+        Case(noProxy: "fd00::/8", host: "fe80::1", port: 80, bypassed: false),
+        Case(noProxy: "::ffff:0:0/96", host: "127.0.0.1", port: 80, bypassed: false),
+        // Ports: host:port bypasses that port only.
+        Case(noProxy: "example.com:8080", host: "example.com", port: 8080, bypassed: true),
+        Case(noProxy: "example.com:8080", host: "example.com", port: 443, bypassed: false),
+        Case(noProxy: "[::1]:8080", host: "::1", port: 8080, bypassed: true),
+        Case(noProxy: "[::1]:8080", host: "::1", port: 8081, bypassed: false),
+        Case(noProxy: "127.0.0.1:99", host: "127.0.0.1", port: 99, bypassed: true),
+        // Nonsense entries match nothing.
+        Case(noProxy: "example.com/8", host: "example.com", port: 80, bypassed: false),
+        Case(noProxy: "10.0.0.0/40", host: "10.0.0.1", port: 80, bypassed: false),
+        Case(noProxy: "example.com:http", host: "example.com", port: 80, bypassed: false),
+    ]
+
+    @Test(arguments: noProxyTable)
+    func noProxyMatching(_ entry: Case) {
+        #expect(ProxyEnvironment.bypasses(host: entry.host, port: entry.port, noProxy: entry.noProxy) == entry.bypassed)
+    }
+
+    @Test func variablesFollowCurl() throws {
+        // Lower case wins; upper-case HTTP_PROXY is ignored (httpoxy); empty values are unset.
+        let environment = ProxyEnvironment(environment: [
+            "HTTP_PROXY": "http://evil.test:1", "https_proxy": "http://lower.test:3128",
+            "HTTPS_PROXY": "http://upper.test:3128", "ALL_PROXY": "socks5h://all.test", "no_proxy": "",
+            "NO_PROXY": "internal.test",
+        ])
+        #expect(environment.httpProxy == nil)
+        #expect(environment.httpsProxy == "http://lower.test:3128")
+        #expect(environment.allProxy == "socks5h://all.test")
+        #expect(environment.noProxy == "internal.test")
+        // http falls back to all_proxy; port 1080 by default.
+        #expect(
+            try environment.proxy(scheme: "http", host: "example.com", port: 80)
+                == EngineProxy(host: "all.test", port: 1080, kind: .socks5h))
+        #expect(
+            try environment.proxy(scheme: "https", host: "example.com", port: 443)
+                == EngineProxy(host: "lower.test", port: 3128))
+        #expect(try environment.proxy(scheme: "https", host: "a.internal.test", port: 443) == nil)
+        #expect(try ProxyEnvironment(environment: ["HTTPS_PROXY": "upper.test:8"]).httpsProxy == "upper.test:8")
+        #expect(try ProxyEnvironment(environment: [:]).proxy(scheme: "http", host: "a", port: 80) == nil)
+    }
+
+    @Test func proxyURLs() throws {
+        #expect(try EngineProxy(url: "proxy.test") == EngineProxy(host: "proxy.test", port: 1080))
+        #expect(
+            try EngineProxy(url: "socks5://ada:p%40ss@127.0.0.1:9050")
+                == EngineProxy(host: "127.0.0.1", port: 9050, username: "ada", password: "p@ss", kind: .socks5))
+        #expect(try EngineProxy(url: "SOCKS5H://[::1]:1080") == EngineProxy(host: "::1", port: 1080, kind: .socks5h))
+        #expect(try EngineProxy(url: "http://[::1]:3128").host == "::1")
+        for bad in ["socks4://proxy.test:1080", "https://proxy.test", "http://", "http://proxy.test:0"] {
+            #expect(throws: EngineError.self, "\(bad)") { try EngineProxy(url: bad) }
+        }
+        // A bad variable names itself.
+        let error = #expect(throws: EngineError.self) {
+            try ProxyEnvironment(environment: ["https_proxy": "ftp://x"]).proxy(scheme: "https", host: "a", port: 443)
+        }
+        #expect(error?.description.contains("https_proxy") == true)
+    }
+}
