@@ -56,6 +56,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     /// The protocol reported in metrics before a response says otherwise: `http/1.1`, or `h2`
     /// when this handler runs one HTTP/2 stream.
     var protocolName = "http/1.1"
+    /// The server's own reason phrases, in an HTTP/1 pipeline (nil for an HTTP/2 stream, whose
+    /// heads have none).
+    var reasonPhrases: ReasonPhraseRecorder?
 
     private var stateMachine = HTTP1ConnectionStateMachine()
     private var handshakeCompleted = false
@@ -136,7 +139,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             }
         }
         switch unwrapInboundIn(data) {
-        case .head(let head):
+        case .head(var head):
+            reasonPhrases?.restorePhrase(in: &head)
             exchange?.metrics.responseHeaderBytesReceived += Self.approximateSize(of: head)
             if let exchange, !(100..<200).contains(head.status.code) {
                 exchange.metrics.networkProtocolName =
@@ -168,6 +172,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
                 exchange.execution.emit(.bodyPart(buffer))
             }
         case .end:
+            reasonPhrases?.responseEnded()
             exchange?.metrics.responseEnd = Date()
             perform(stateMachine.receivedResponseEnd())
         }

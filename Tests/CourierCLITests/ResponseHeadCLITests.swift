@@ -38,10 +38,6 @@ struct ResponseHeadCLITests {
         let run = try await CourierProcess.run(["-p", "h", "http://127.0.0.1:\(server.port)/"])
         #expect(run.status == 0, "\(run)")
         #expect(run.output.hasSuffix("\nContent-Length: 2\nX-B: 1\nx-a: 2\n\n"), "names as sent, in order: \(run)")
-        // Open: NIO's HTTPResponseDecoder keeps only the status code (the head it emits carries
-        // the standard phrase), so the engine never sees "Fine Thanks".
-        withKnownIssue("the engine's HTTP/1 decoder drops the server's reason phrase") {
-            #expect(run.output.hasPrefix("HTTP/1.1 200 Fine Thanks\n"), "\(run)")
-        }
+        #expect(run.output.hasPrefix("HTTP/1.1 200 Fine Thanks\n"), "\(run)")
     }
 }

@@ -5,8 +5,9 @@ extension SessionTask {
     /// The final response's head as swift-http-types' `HTTPResponse`: every field in arrival
     /// order, repeated fields kept separate, names as the server spelled them (unlike
     /// ``response``, whose `HTTPURLResponse` joins repeated fields and forgets the order). Nil
-    /// until the head arrived. The reason phrase is the standard one for the code (the HTTP/1
-    /// parser does not keep the server's own).
+    /// until the head arrived. The reason phrase is the server's own over HTTP/1 (the standard
+    /// one for the code when the server's was empty, not plain visible ASCII, or not readable at
+    /// the start of a read); HTTP/2 has none, so it is the standard one there.
     public var receivedResponse: HTTPResponse? {
         let (head, url) = snapshot.withLock { ($0.head, $0.responseURL) }
         guard let head else { return nil }
