@@ -205,6 +205,10 @@ struct ObservabilitySessionTests {
         let finished = try #require(recorder.all.first { $0.message == "HTTP task finished" })
         #expect(finished.metadata["courier.retries"]?.description == "2")
         #expect(finished.metadata["courier.exchanges"]?.description == "3")
+        let scheduled = recorder.all.filter { $0.message == "HTTP retry scheduled" }
+        #expect(scheduled.map(\.level) == [.info, .info])
+        #expect(scheduled.compactMap { $0.metadata["courier.attempt"]?.description } == ["1", "2"])
+        #expect(scheduled.allSatisfy { $0.metadata["courier.retry_delay_ms"] != nil && $0.metadata["error.type"] != nil })
     }
 
     /// The README's "Logs, metrics and traces" example, verbatim but for the server's URL, with

@@ -59,6 +59,20 @@ final class TaskObservation: Sendable {
         }
     }
 
+    /// An interceptor decided to send the task again after `delay` seconds because of
+    /// `error`: an `info` record (the next attempt then has its own records, span and counts).
+    func willRetry(after delay: Double, dueTo error: any Error) {
+        guard let logger else { return }
+        let attempt = state.withLock { $0.exchanges }
+        logger.info(
+            "HTTP retry scheduled",
+            metadata: [
+                "courier.attempt": .stringConvertible(attempt),
+                "courier.retry_delay_ms": .string(Self.milliseconds(.milliseconds(max(0, delay.isFinite ? delay : 0) * 1000))),
+                "error.type": .string(ObservabilityLabels.errorType(error)),
+            ])
+    }
+
     /// The task ended (before its completion handler runs): the task's log record and, when
     /// it failed, the failure counter.
     func taskFinished(method: String, url: URL?, response: HTTPURLResponse?, error: (any Error)?, retries: Int) {
