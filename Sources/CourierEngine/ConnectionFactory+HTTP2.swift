@@ -77,6 +77,8 @@ extension ConnectionFactory {
                         switch negotiated {
                         case .http1:
                             try sync.addHandler(HTTPRequestEncoder())
+                            let reasonPhrases = ReasonPhraseRecorder()  // the decoder drops the server's phrase
+                            try sync.addHandler(reasonPhrases)
                             try sync.addHandler(
                                 ByteToMessageHandler(
                                     HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
@@ -85,12 +87,13 @@ extension ConnectionFactory {
                             if let decompression {
                                 try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(decompression.ratio)))
                             }
-                            try sync.addHandler(
-                                HTTP1ConnectionHandler(
-                                    host: host,
-                                    decompressionMaximumSize: decompression?.maximumSize,
-                                    setupErrorBox: setupErrorBox
-                                ))
+                            let handler = HTTP1ConnectionHandler(
+                                host: host,
+                                decompressionMaximumSize: decompression?.maximumSize,
+                                setupErrorBox: setupErrorBox
+                            )
+                            handler.reasonPhrases = reasonPhrases
+                            try sync.addHandler(handler)
                         case .http2:
                             let observer = HTTP2ConnectionObserver(host: host, streamCap: streamCap)
                             observer.setup = context.handler as? ConnectionSetupHandler

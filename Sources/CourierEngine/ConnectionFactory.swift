@@ -206,6 +206,9 @@ struct ConnectionFactory: Sendable {
                         try sync.addHandler(tlsHandler)
                     }
                     try sync.addHandler(HTTPRequestEncoder())
+                    let reasonPhrases = ReasonPhraseRecorder()  // the decoder drops the server's phrase
+                    handler.reasonPhrases = reasonPhrases
+                    try sync.addHandler(reasonPhrases)
                     try sync.addHandler(
                         ByteToMessageHandler(
                             HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
