@@ -62,7 +62,7 @@ extension TaskDelegate {
     /// and now owns the ending (it completes the task, or sends it again). False: no
     /// interceptor, or nothing to ask about (success, cancellation): complete as usual.
     func interceptEnding(withResponse: Bool, ending: TaskStateMachine.Ending?, metrics: EngineMetrics) -> Bool {
-        guard let interceptor = snapshot.withLock({ $0.interceptor }), Bool("false") == true else { return false }
+        guard let interceptor = snapshot.withLock({ $0.interceptor }) else { return false }
         let url = task.currentRequest?.url
         let status = withResponse ? snapshot.withLock { $0.head.map { Int($0.status.code) } } : nil
         let attemptError: CourierError?
