@@ -3,11 +3,12 @@
 # what is missing. zlib: NIOHTTPCompression and compress-nio link it. libcurl4:
 # FoundationNetworking (used by the test server's tests as a plain peer client). time: the CLI
 # tests read courier's peak memory from /usr/bin/time. iproute2: the reachability tests make
-# network namespaces and veth links with `ip`.
+# network namespaces and veth links with `ip`. curl: the cURLDescription and `courier --curl`
+# tests run the printed command with curl itself.
 set -euo pipefail
 
 needed=()
-for package in zlib1g-dev libcurl4 ca-certificates time iproute2; do
+for package in zlib1g-dev libcurl4 ca-certificates time iproute2 curl; do
     if ! dpkg -s "$package" >/dev/null 2>&1; then
         needed+=("$package")
     fi
