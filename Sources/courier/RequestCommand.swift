@@ -83,7 +83,10 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .customLong("pin-mode"), help: "What --pin-cert pins: certificate or public-key.")
     var pinMode: String = "certificate"
 
-    @Option(help: ArgumentHelp("Send every request through this forward proxy: http://[user:password@]host:port.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Send every request through this forward proxy: http://[user:password@]host:port. Without it, http_proxy, https_proxy, all_proxy and no_proxy apply as in curl (socks5:// and socks5h:// too; upper-case HTTP_PROXY is ignored).",
+            valueName: "url"))
     var proxy: String?
 
     @Option(help: ArgumentHelp(
@@ -468,7 +471,12 @@ struct RequestCommand: AsyncParsableCommand {
         } else if more.certKey != nil {
             throw RequestBuildError(description: "--cert-key needs --cert")
         }
-        if let proxy { configuration.proxy = try Self.parseProxy(proxy) }
+        if let proxy {
+            configuration.proxy = try Self.parseProxy(proxy)
+        } else {
+            // Like curl: http_proxy, https_proxy, all_proxy and no_proxy (HTTP_PROXY ignored).
+            configuration.proxyEnvironment = .process
+        }
         if let cache {
             guard !cache.isEmpty else { throw RequestBuildError(description: "--cache needs a folder") }
             let cacheStore = HTTPCache(memoryCapacity: 0, diskCapacity: 256 << 20, directory: URL(fileURLWithPath: cache))
