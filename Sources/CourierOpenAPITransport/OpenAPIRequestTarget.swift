@@ -1,4 +1,4 @@
-public import Courier
+import Courier
 public import Foundation
 public import HTTPTypes
 
