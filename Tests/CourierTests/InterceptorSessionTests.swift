@@ -267,6 +267,26 @@ struct InterceptorSessionTests {
         }
     }
 
+    @Test func aFailureOfTheSessionItselfEndsTheTaskEvenIfAnInterceptorWouldRetry() async throws {
+        struct AlwaysRetry: RequestInterceptor {
+            func retry(_ task: SessionTask, dueTo error: any Error, response: HTTPURLResponse?) async -> RetryDecision { .retry }
+        }
+        try await TestServer.withRunning { server in
+            var configuration = SessionConfiguration.default
+            configuration.maximumResponseBodySize = 10
+            let manager = URLSessionManager(configuration: configuration)
+            let recorder = CompletionRecorder()
+            let task = manager.dataTask(with: URLRequest(url: server.sessionURL("/bytes/100")), interceptor: AlwaysRetry(), completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            guard case .responseBodyTooLarge = recorder.first?.error as? CourierError else {
+                Issue.record("expected responseBodyTooLarge, got \(String(describing: recorder.first?.error))")
+                return
+            }
+            #expect(task.retryCount == 0)
+        }
+    }
+
     @Test func cancellingDuringTheDelayEndsTheTask() async throws {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()

@@ -48,8 +48,12 @@ extension TaskDelegate {
                 self.complete(withResponse: false, error: error, metrics: nil)
                 return
             }
-            // Cancelled while adapting: the cancellation already completed the task.
-            guard self.run.withLock({ !$0.machine.cancelRequested && !$0.machine.completed }) else { return }
+            // Cancelled while adapting: the cancellation already completed the task (this
+            // completion is then a no-op; it only makes sure the task never hangs).
+            guard self.run.withLock({ !$0.machine.cancelRequested && !$0.machine.completed }) else {
+                self.complete(withResponse: false, error: CourierError.cancelled(url: request.url), metrics: nil)
+                return
+            }
             if adapted.httpBody != request.httpBody {
                 self.run.withLock { $0.body = adapted.httpBody.map { RequestBody.data($0) } }
             }
@@ -63,6 +67,8 @@ extension TaskDelegate {
     /// interceptor, or nothing to ask about (success, cancellation): complete as usual.
     func interceptEnding(withResponse: Bool, ending: TaskStateMachine.Ending?, metrics: EngineMetrics) -> Bool {
         guard let interceptor = snapshot.withLock({ $0.interceptor }) else { return false }
+        // A task cancelled, or failed by the session itself, ends as it is.
+        guard !run.withLock({ $0.machine.cancelRequested }) else { return false }
         let url = task.currentRequest?.url
         let status = withResponse ? snapshot.withLock { $0.head.map { Int($0.status.code) } } : nil
         let attemptError: CourierError?
@@ -120,7 +126,8 @@ extension TaskDelegate {
             // A delay too long for Duration waits a day (RetryRule caps its own far lower).
             try? await Task.sleep(for: .seconds(min(delay, RetryRule.maximumBackoff)))
         }
-        // Cancelled during the decision or the delay: the cancellation completed the task.
+        // Cancelled during the decision or the delay: the cancellation completed the task, and
+        // giving up is a no-op (it only makes sure the task never hangs).
         let proceed = run.withLock { run in
             guard run.machine.retryDecided() else { return false }
             run.data.removeAll()
@@ -128,7 +135,7 @@ extension TaskDelegate {
             run.cachedExchange = nil
             return true
         }
-        guard proceed else { return }
+        guard proceed else { return giveUp() }
         snapshot.withLock { snapshot in
             snapshot.retryCount += 1
             snapshot.head = nil
