@@ -287,6 +287,28 @@ struct InterceptorSessionTests {
         }
     }
 
+    @Test func aDownloadLostBeforeItsHeadIsRetried() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            let done = CompletionRecorder()
+            let fileURL = Mutex<URL?>(nil)
+            let task = manager.downloadTask(with: URLRequest(url: server.sessionURL("/retry/download?fail=1&mode=close")), completionHandler: { response, url, error in
+                fileURL.withLock { $0 = url }
+                done.handler(response, nil, error)
+            })
+            task.resume()
+            await done.wait()
+            #expect(done.first?.error == nil)
+            #expect(done.first?.response?.statusCode == 200)
+            #expect(task.retryCount == 1)
+            let url = try #require(fileURL.withLock { $0 })
+            let json = try JSONValue(parsing: try Data(contentsOf: url))
+            #expect(json["attempts"]?.intValue == 2)
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+
     @Test func cancellingDuringTheDelayEndsTheTask() async throws {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()
