@@ -110,6 +110,33 @@ struct CourierOpenAPITransportTests {
         }
     }
 
+    @Test("a JSON body is sent again after a 307; a streamed body can't be, and says so")
+    func bodiesAcrossA307() async throws {
+        try await TestServer.withRunning { server in
+            let client = client(server)
+            let query = Operations.redirectItem.Input.Query(url: "/anything", status_code: 307)
+            let item = Components.Schemas.Item(name: "again", tags: [])
+            let echo = try await client.redirectItem(query: query, body: .json(item)).ok.body.json
+            #expect(echo.method == "POST")
+            #expect(echo.json == item)
+            #expect(server.requestsReceived(forPath: "/anything") == 1)
+
+            let (chunks, feed) = AsyncStream<HTTPBody.ByteChunk>.makeStream()
+            feed.yield(ArraySlice("once".utf8))
+            feed.finish()
+            do {
+                _ = try await client.redirectItem(query: query, body: .binary(HTTPBody(chunks, length: .unknown)))
+                Issue.record("a streamed body was sent twice")
+            } catch let error as ClientError {
+                guard case CourierError.requestBodyNotReplayable = error.underlyingError else {
+                    Issue.record("expected requestBodyNotReplayable underneath, got \(error.underlyingError)")
+                    return
+                }
+            }
+            #expect(server.requestsReceived(forPath: "/anything") == 1)
+        }
+    }
+
     @Test("a status the document does not describe is the generated undocumented case")
     func undocumentedStatus() async throws {
         try await TestServer.withRunning { server in
