@@ -129,6 +129,10 @@ struct FailureReport: Error {
             self.init(
                 status: .cannotConnect, message: "could not connect to \(dnsHost): \(reason)",
                 hint: "Is the server running, and are the host name and port right?")
+        case .engine(.proxyFailed(let proxy, let target, let refusal)):
+            self.init(
+                status: .cannotConnect, message: "the proxy \(proxy) did not connect to \(target): \(refusal)",
+                hint: "Check the proxy URL (--proxy, or http_proxy/https_proxy/all_proxy), its user name and password.")
         case .connectionLost(_, let reason):
             self.init(
                 status: .connectionLost,

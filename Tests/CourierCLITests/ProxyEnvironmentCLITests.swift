@@ -52,3 +52,17 @@ struct ProxyEnvironmentCLITests {
         #expect(socks.requests.map(\.host) == ["localhost"])
     }
 }
+
+extension ProxyEnvironmentCLITests {
+    @Test("a SOCKS5 proxy refusing the password: exit 7, the proxy and its answer named")
+    func refusedSOCKSPassword() async throws {
+        let socks = try await TestSOCKSProxyServer.start(credentials: ("ada", "secret"))
+        defer { Task { try await socks.shutdown() } }
+        let run = try await CourierProcess.run(
+            ["http://localhost:1/get"],
+            environment: ["all_proxy": "socks5h://ada:wrong@127.0.0.1:\(socks.port)", "no_proxy": "", "NO_PROXY": ""])
+        #expect(run.status == 7, "\(run)")
+        #expect(run.errors.contains("127.0.0.1:\(socks.port)"), "\(run)")
+        #expect(run.errors.contains("refused the user name and password"), "\(run)")
+    }
+}
