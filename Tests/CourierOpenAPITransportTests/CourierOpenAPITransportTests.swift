@@ -79,6 +79,23 @@ struct CourierOpenAPITransportTests {
         }
     }
 
+    @Test("a connection lost in the middle of the body is thrown by the body's iteration as the session's error")
+    func midBodyFailure() async throws {
+        try await TestServer.withRunning { server in
+            let client = client(server)
+            let body = try await client.resetMidBody(query: .init(length: 100_000, sent: 1_000)).ok.body.plainText
+            #expect(body.length == .known(100_000))
+            var received = 0
+            do {
+                for try await chunk in body { received += chunk.count }
+                Issue.record("a body cut short ended normally after \(received) bytes")
+            } catch {
+                #expect(error is CourierError, "got \(error)")
+            }
+            #expect(received <= 1_000)
+        }
+    }
+
     @Test("a chunked response body arrives whole")
     func chunkedResponseBody() async throws {
         try await TestServer.withRunning { server in
@@ -134,6 +151,30 @@ struct CourierOpenAPITransportTests {
                 }
             }
             #expect(server.requestsReceived(forPath: "/anything") == 1)
+        }
+    }
+
+    @Test("cancelling the Swift task that iterates the response body cancels the request on the wire")
+    func cancellationMidBody() async throws {
+        try await TestServer.withRunning { server in
+            let client = client(server)
+            let firstByte = Recorded<Int>()
+            let reading = Task {
+                let body = try await client.drip(query: .init(duration: 600, numbytes: 2)).ok.body.binary
+                for try await chunk in body { firstByte.append(chunk.count) }
+            }
+            try await eventually { firstByte.all == [1] }
+            reading.cancel()
+            do {
+                try await reading.value
+                Issue.record("a cancelled read ended normally")
+            } catch {
+                guard case CourierError.cancelled = error else {
+                    Issue.record("expected CourierError.cancelled, got \(error)")
+                    return
+                }
+            }
+            try await eventually { ClientSocketProbe.sockets(toPort: server.port) == 0 }
         }
     }
 
