@@ -24,7 +24,8 @@ public import OpenAPIRuntime
 ///   response body, cancels the request on the wire; so does dropping the response body
 ///   before its end.
 /// - Metrics: each request is a ``Courier/DataTask`` of the manager whose
-///   ``Courier/SessionTask/taskDescription`` is the operation's id, so the manager's metrics
+///   ``Courier/SessionTask/taskDescription`` is the operation's id (in place of the manager's
+///   tag), so the manager's metrics
 ///   block (`setTaskDidFinishCollectingMetricsBlock`), its event monitors and its
 ///   observability see every exchange and can tell the operations apart.
 /// - Errors: any status is a response (the generated client turns a status the document does

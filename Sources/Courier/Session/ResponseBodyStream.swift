@@ -281,7 +281,8 @@ extension URLSessionManager {
     /// for try await chunk in try await echo.body { print(chunk.count) }
     /// ```
     /// - Parameter taskDescription: set as the task's ``SessionTask/taskDescription`` before it
-    ///   starts, so hooks and monitors (metrics, completion) can tell the task apart. Default nil.
+    ///   starts (instead of the manager's tag that every task gets), so hooks and monitors
+    ///   (metrics, completion) can tell the task apart. Default nil: the manager's tag.
     /// - Throws: as ``stream(for:body:)``.
     public func stream(for request: HTTPRequest, uploading body: RequestBody?, taskDescription: String? = nil) async throws
         -> HTTPTypesResponse<ResponseBodyStream>
