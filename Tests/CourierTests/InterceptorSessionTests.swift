@@ -169,6 +169,25 @@ struct InterceptorSessionTests {
         }
     }
 
+    @Test func uploadProgressStartsAgainForARetry() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            let increments = Mutex<[Int64]>([])
+            manager.setTaskDidSendBodyDataBlock { _, sent, _, _ in increments.withLock { $0.append(sent) } }
+            var request = URLRequest(url: server.sessionURL("/retry/upload?fail=1"))
+            request.httpMethod = "PUT"
+            let recorder = CompletionRecorder()
+            let task = manager.uploadTask(with: request, from: Data(repeating: 0x61, count: 4 << 20), progress: nil, completionHandler: recorder.handler)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.error == nil)
+            #expect(task.retryCount == 1)
+            #expect(increments.withLock { $0 }.allSatisfy { $0 >= 0 }, "\(increments.withLock { $0 })")
+            #expect(task.countOfBytesSent == 4 << 20)
+        }
+    }
+
     @Test func aConnectionLostBeforeAnyByteIsRetried() async throws {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()

@@ -143,6 +143,7 @@ extension TaskDelegate {
             snapshot.response = nil
             snapshot.countOfBytesReceived = 0
             snapshot.countOfBytesExpectedToReceive = -1
+            snapshot.countOfBytesSent = 0  // the engine counts the body again from 0
         }
         adaptAndSend(request, with: interceptor)
     }
