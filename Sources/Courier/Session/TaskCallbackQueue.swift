@@ -42,6 +42,10 @@ final class TaskCallbackQueue: Sendable {
 
     private let queue: DispatchQueue
     private let state = Mutex(State())
+    /// Whether reading is paused by this queue as last told to the engine. Held while telling
+    /// it, so a pause and a resume decided on two threads reach the engine in an order that
+    /// leaves it as the backlog says (a resume overtaking its pause left reading paused for good).
+    private let appliedPause = Mutex(false)
 
     init(label: String) {
         // A serial queue of its own targets an overcommitting root queue: a callback that
@@ -78,7 +82,7 @@ final class TaskCallbackQueue: Sendable {
             state.pausedAt = state.bytes
             return true
         }
-        if pause { setReadingPaused(true) }
+        if pause { applyPause(setReadingPaused) }
         enqueue(
             Job(
                 run: {
@@ -89,9 +93,20 @@ final class TaskCallbackQueue: Sendable {
                         state.pausedAt = 0
                         return true
                     }
-                    if resume { setReadingPaused(false) }
+                    if resume { self.applyPause(setReadingPaused) }
                 },
                 inline: inline))
+    }
+
+    /// Tells the engine whether to read, as the backlog now says (paused while `pausedAt` is
+    /// set), unless it was already told so.
+    private func applyPause(_ setReadingPaused: (Bool) -> Void) {
+        appliedPause.withLock { applied in
+            let wanted = state.withLock { $0.pausedAt > 0 }
+            guard wanted != applied else { return }
+            applied = wanted
+            setReadingPaused(wanted)
+        }
     }
 
     /// Appends `job`; starts handling the queue here (an inline job, nothing being handled) or
