@@ -96,6 +96,19 @@ struct CourierOpenAPITransportTests {
         }
     }
 
+    @Test("HEAD has no body, and its connection is used again")
+    func head() async throws {
+        try await TestServer.withRunning { server in
+            let client = client(server)
+            for _ in 0..<3 {
+                let output = try await client.headGet()
+                #expect(output == .ok(.init()))
+            }
+            #expect(server.requestsReceived(forPath: "/get") == 3)
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
     @Test("a chunked response body arrives whole")
     func chunkedResponseBody() async throws {
         try await TestServer.withRunning { server in
