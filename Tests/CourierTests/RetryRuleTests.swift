@@ -87,6 +87,33 @@ struct RetryRuleTests {
         #expect(decide(policy: RetryPolicy(retryLimit: 0)) == nil)
     }
 
+    @Test func stateMachineRetryStep() {
+        var machine = TaskStateMachine(destination: .memory, maximumRedirects: 5, maximumBodySize: nil)
+        _ = machine.resume(hasRequest: true)
+        _ = machine.exchangeStarted()
+        _ = machine.receivedFinalHead(expectedLength: 3)
+        _ = machine.receivedBodyChunk(count: 3)
+        #expect(machine.received == 3)
+        _ = machine.exchangeEnded(error: .connectionLost("x"))
+        let decided = machine.retryDecided()
+        #expect(decided)
+        #expect(machine.received == 0)
+        #expect(machine.state == .running)
+        // Cancelled while the retry waited: nothing is sent (the cancellation completes the task).
+        let cancel = machine.cancel()
+        #expect(cancel == .completeCancelled)
+        let afterCancel = machine.retryDecided()
+        #expect(!afterCancel)
+        // A failure of the session's own is never retried.
+        var failed = TaskStateMachine(destination: .memory, maximumRedirects: 5, maximumBodySize: nil)
+        _ = failed.resume(hasRequest: true)
+        _ = failed.exchangeStarted()
+        _ = failed.fail(.responseBodyTooLarge(url: nil, limit: 1, contentLength: nil, received: 2))
+        _ = failed.exchangeEnded(error: .cancelled)
+        let afterFailure = failed.retryDecided()
+        #expect(!afterFailure)
+    }
+
     @Test func bearerTokenIsReadFromTheRequest() {
         var request = URLRequest(url: URL(string: "http://x/")!)
         #expect(AuthenticationInterceptor.bearerToken(in: request) == nil)
