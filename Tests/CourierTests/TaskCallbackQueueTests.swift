@@ -143,4 +143,45 @@ struct TaskCallbackQueueTests {
         #expect(seen.withLock { $0 } == [1, 2, 3])
         #expect(waitedForTheDeliverer.withLock { $0 } == .success, "the queued job ran on the delivering thread")
     }
+
+    /// The pause decided when the backlog passes 4 MiB and the resume decided when it drains
+    /// reach the engine in that order even when the drain finishes before the pausing thread
+    /// has told the engine (a loaded machine preempting the event loop there): reading must not
+    /// stay paused. The pause call below is held until the queue has decided to resume and, for
+    /// up to half a second, until that resume reaches the engine meanwhile (it did, before the
+    /// fix, and then the late pause won).
+    @Test func aResumeNeverOvertakesItsPause() async {
+        let queue = TaskCallbackQueue(label: "test")
+        let calls = Mutex<[Bool]>([])
+        let firstHandler = DispatchSemaphore(value: 0)
+        let drained = DispatchSemaphore(value: 0)
+        let resumeArrived = DispatchSemaphore(value: 0)
+        let chunk = 64 << 10
+        let record: @Sendable (Bool) -> Void = { paused in
+            if paused {
+                firstHandler.signal()  // let the queue drain now
+                _ = drained.wait(timeout: .now() + 60)
+                _ = resumeArrived.wait(timeout: .now() + 0.5)
+                calls.withLock { $0.append(true) }  // the engine is told only now
+            } else {
+                calls.withLock { $0.append(false) }
+                resumeArrived.signal()
+            }
+        }
+        // 64 chunks (4 MiB, not over the mark) queue behind a first handler that waits.
+        queue.deliver(Self.body(chunk), setReadingPaused: record) { _ in firstHandler.wait() }
+        for index in 1..<64 {
+            // After the 50th, 15 chunks (960 KiB) are left: below 1 MiB, the queue decides to resume.
+            queue.deliver(Self.body(chunk), setReadingPaused: record) { _ in if index == 49 { drained.signal() } }
+        }
+        // The 65th passes 4 MiB: this thread decides to pause and calls `record(true)`.
+        let done = DispatchSemaphore(value: 0)
+        queue.deliver(Self.body(chunk), setReadingPaused: record) { _ in done.signal() }
+        queue.async { done.signal() }
+        await Self.wait(for: done)
+        await Self.wait(for: done)
+        // Whatever the order of the threads, the engine was last told to read.
+        _ = resumeArrived.wait(timeout: .now() + 60)
+        #expect(calls.withLock { $0.last } == false, "reading stayed paused: \(calls.withLock { $0 })")
+    }
 }
