@@ -245,4 +245,24 @@ struct ObservabilitySessionTests {
         #expect(task.delegate != nil)
         #expect(task.delegate?.observation == nil)
     }
+
+    /// An awaited data task with nothing else configured handles its events on the event loop
+    /// that delivers them (the hot path); a configured log handler is user code and must still
+    /// never run there.
+    @Test func logHandlersNeverRunOnAnEventLoop() async throws {
+        let recorder = LogRecorder()
+        var configuration = SessionConfiguration()
+        configuration.observability.logger = recorder.logger
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(configuration: configuration)
+            for path in ["/get", "/bytes/70000", "/status/503"] {
+                let url = try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)"))
+                _ = try? await manager.data(for: URLRequest(url: url))
+            }
+        }
+        let records = recorder.all
+        #expect(records.contains { $0.message == "HTTP response" })
+        let onLoop = records.filter(\.onEventLoop).map(\.message)
+        #expect(onLoop.isEmpty, "log records written on an event loop: \(onLoop)")
+    }
 }

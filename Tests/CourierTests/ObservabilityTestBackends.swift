@@ -1,6 +1,7 @@
 import Courier
 import InMemoryTracing
 import Logging
+import NIOPosix
 import Synchronization
 import Tracing
 
@@ -11,6 +12,8 @@ final class LogRecorder: Sendable {
         var level: Logger.Level
         var message: String
         var metadata: Logger.Metadata
+        /// Whether the handler ran on a SwiftNIO event loop (user code must never).
+        var onEventLoop = false
     }
 
     private let records = Mutex<[Record]>([])
@@ -38,7 +41,9 @@ final class LogRecorder: Sendable {
 
         func log(event: LogEvent) {
             recorder.append(
-                Record(level: event.level, message: event.message.description, metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+                Record(
+                    level: event.level, message: event.message.description, metadata: metadata.merging(event.metadata ?? [:]) { $1 },
+                    onEventLoop: MultiThreadedEventLoopGroup.currentEventLoop != nil))
         }
     }
 }

@@ -260,8 +260,8 @@ final class TaskDelegate: Sendable {
 
     /// Whether this exchange's events may be handled right where the engine delivers them (an
     /// event loop): a task that may (``mayHandleEventsInline``), with no event monitor and no
-    /// manager hook that handling an event calls (those run on the task's queue, never on an
-    /// event loop). Read once per exchange.
+    /// manager hook that handling an event calls, and no observability backend (those run on the
+    /// task's queue, never on an event loop). Read once per exchange.
     private func eventsRunInline() -> Bool {
         guard mayHandleEventsInline, environment.monitors.isEmpty else { return false }
         let hooks = environment.hooks
@@ -270,6 +270,7 @@ final class TaskDelegate: Sendable {
             && hooks.dataTaskDidReceiveData == nil && hooks.dataTaskDidBecomeDownloadTask == nil
             && hooks.taskDidFinishCollectingMetrics == nil && hooks.taskNeedNewBodyStream == nil
             && environment.configuration.cache == nil  // the cache's store writes files
+            && environment.observer == nil  // log handlers, metrics and tracers are user code too
     }
 
     /// Pauses reading for `reason`, or drops `reason` (see
