@@ -9,6 +9,8 @@ import Synchronization
 /// `CONNECT` exactly as the client sent it (a host name for remote DNS, an address for local
 /// DNS), then relays bytes both ways untouched. `forcedReply` makes it answer every
 /// `CONNECT` with that reply code instead (4 host unreachable, 7 command not supported, …).
+/// `answersInPieces` sends every handshake answer one byte per write and names the bound
+/// address by a host name (address type 3), to test a client's parsing.
 public final class TestSOCKSProxyServer: Sendable {
     /// One `CONNECT` the proxy was asked for.
     public struct Request: Sendable, Equatable {
@@ -60,10 +62,10 @@ public final class TestSOCKSProxyServer: Sendable {
 
     /// Starts a proxy on an ephemeral loopback port. With `credentials`, clients must
     /// authenticate with that user name and password; with `forcedReply`, every `CONNECT` gets
-    /// that (failure) reply code.
-    public static func start(credentials: (username: String, password: String)? = nil, forcedReply: UInt8? = nil)
-        async throws -> TestSOCKSProxyServer
-    {
+    /// that (failure) reply code; with `answersInPieces`, answers arrive a byte at a time.
+    public static func start(
+        credentials: (username: String, password: String)? = nil, forcedReply: UInt8? = nil, answersInPieces: Bool = false
+    ) async throws -> TestSOCKSProxyServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let box = SOCKSServerBox()
         let user = credentials?.username
@@ -75,6 +77,7 @@ public final class TestSOCKSProxyServer: Sendable {
                     let handler = SOCKSServerHandler(
                         credentials: user.map { ($0, password ?? "") },
                         forcedReply: forcedReply,
+                        answersInPieces: answersInPieces,
                         greeted: { box.server.withLock { $0 }?.greetings.withLock { $0 += 1 } },
                         record: { request in box.server.withLock { $0 }?.log.withLock { $0.append(request) } }
                     )
@@ -95,11 +98,12 @@ public final class TestSOCKSProxyServer: Sendable {
     /// Starts a proxy, runs `body` with it, and shuts the proxy down whether `body` returns or
     /// throws.
     public static func withRunning<T>(
-        credentials: (username: String, password: String)? = nil, forcedReply: UInt8? = nil,
+        credentials: (username: String, password: String)? = nil, forcedReply: UInt8? = nil, answersInPieces: Bool = false,
         _ body: (TestSOCKSProxyServer) async throws -> T
     ) async throws -> T {
         try await withScoped(
-            try await start(credentials: credentials, forcedReply: forcedReply), shutdown: { try await $0.shutdown() }, body)
+            try await start(credentials: credentials, forcedReply: forcedReply, answersInPieces: answersInPieces),
+            shutdown: { try await $0.shutdown() }, body)
     }
 
     /// Stops listening and closes every connection.
@@ -124,6 +128,7 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
 
     private let credentials: (String, String)?
     private let forcedReply: UInt8?
+    private let answersInPieces: Bool
     private let greeted: @Sendable () -> Void
     private let record: @Sendable (TestSOCKSProxyServer.Request) -> Void
     private var state = State.greeting
@@ -132,11 +137,12 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
     private var username: String?
 
     init(
-        credentials: (String, String)?, forcedReply: UInt8?, greeted: @escaping @Sendable () -> Void,
+        credentials: (String, String)?, forcedReply: UInt8?, answersInPieces: Bool, greeted: @escaping @Sendable () -> Void,
         record: @escaping @Sendable (TestSOCKSProxyServer.Request) -> Void
     ) {
         self.credentials = credentials
         self.forcedReply = forcedReply
+        self.answersInPieces = answersInPieces
         self.greeted = greeted
         self.record = record
     }
@@ -247,7 +253,9 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
                 case .success(let outbound):
                     handler.peer = outbound
                     handler.state = .relaying
-                    handler.reply(context, [5, 0, 0, 1, 127, 0, 0, 1, 0, 0])
+                    let bound: [UInt8] =
+                        handler.answersInPieces ? [3, 9] + Array("localhost".utf8) + [0, 0] : [1, 127, 0, 0, 1, 0, 0]
+                    handler.reply(context, [5, 0, 0] + bound)
                     if let rest = handler.buffered, rest.readableBytes > 0 { outbound.writeAndFlush(rest, promise: nil) }
                     handler.buffered = nil
                 }
@@ -255,8 +263,12 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
     }
 
     private func reply(_ context: ChannelHandlerContext, _ bytes: [UInt8], thenClose: Bool = false) {
-        let buffer = context.channel.allocator.buffer(bytes: bytes)
         let channel = context.channel
+        let pieces = answersInPieces ? bytes.map { [$0] } : [bytes]
+        for piece in pieces.dropLast() {
+            context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: piece)), promise: nil)
+        }
+        let buffer = channel.allocator.buffer(bytes: pieces.last ?? [])
         context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in
             if thenClose { channel.close(promise: nil) }
         }

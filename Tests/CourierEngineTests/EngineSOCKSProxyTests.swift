@@ -90,6 +90,21 @@ struct EngineSOCKSProxyTests {
         }
     }
 
+    @Test func answersInPiecesAndANamedBoundAddress() async throws {
+        try await TestSOCKSProxyServer.withRunning(credentials: ("ada", "secret"), answersInPieces: true) { proxy in
+            let configuration = try Self.configuration(proxy, user: "ada", password: "secret")
+            try await withEngine(server: .init(tls: .valid), engine: configuration) { engine, server in
+                let url = try #require(URL(string: "https://localhost:\(server.port)/get"))
+                #expect(try await engine.collect(EngineRequest(url: url)).head.status == .ok)
+            }
+            try await withEngine(engine: configuration) { engine, server in
+                let url = try #require(URL(string: "http://localhost:\(server.port)/get"))
+                #expect(try await engine.collect(EngineRequest(url: url)).head.status == .ok)
+            }
+            #expect(proxy.requests.count == 2)
+        }
+    }
+
     @Test func replyCodesAreNamed() async throws {
         for (code, expected) in [(UInt8(7), ProxyRefusal.commandNotSupported), (4, .hostUnreachable), (2, .notAllowedByRuleset)] {
             try await TestSOCKSProxyServer.withRunning(forcedReply: code) { proxy in
