@@ -1,4 +1,5 @@
 import Dispatch
+import CourierTestServer
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ final class CourierChild: Sendable {
         process.standardOutput = out
         process.standardError = err
         self.process = process
-        try process.run()
+        try ProcessLauncher.run(process)
         let collected = self.collected
         let errors = self.errors
         Thread.detachNewThread {

@@ -1,4 +1,5 @@
 import Dispatch
+import CourierTestServer
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +73,7 @@ enum CourierProcess {
             process.standardInput = input
         case .file(let url): process.standardInput = try FileHandle(forReadingFrom: url)
         }
-        try process.run()
+        try ProcessLauncher.run(process)
         if case .pipe(let data) = stdin, let input {
             // Written on its own thread (a large body can fill the pipe before courier reads it).
             DispatchQueue.global().async {

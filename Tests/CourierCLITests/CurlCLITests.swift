@@ -14,7 +14,7 @@ struct CurlCLITests {
         process.arguments = ["-c", command]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try ProcessLauncher.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)

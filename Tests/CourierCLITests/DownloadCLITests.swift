@@ -177,7 +177,7 @@ struct DownloadCLITests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLauncher.run(process)
         defer { if process.isRunning { process.terminate() } }
         let partSize: () -> Int = {
             ((try? FileManager.default.attributesOfItem(atPath: part.path)[.size]) as? NSNumber)?.intValue ?? 0
@@ -243,7 +243,7 @@ struct DownloadCLITests {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLauncher.run(process)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let byte = out.fileHandleForReading.readData(ofLength: 1)

@@ -1,5 +1,6 @@
 #if os(Linux)  // network namespaces, rtnetlink and ip(8) are Linux's
 import Dispatch
+import CourierTestServer
 import Foundation
 import Synchronization
 import Testing
@@ -141,7 +142,7 @@ struct CLINetworkNamespace {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        do { try process.run() } catch { return (127, "\(error)") }
+        do { try ProcessLauncher.run(process) } catch { return (127, "\(error)") }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
@@ -166,7 +167,7 @@ final class NamespacedChild: Sendable {
         process.standardOutput = outPipe
         process.standardError = errPipe
         self.process = process
-        try process.run()
+        try ProcessLauncher.run(process)
         Thread.detachNewThread { [self] in
             while case let data = outPipe.fileHandleForReading.availableData, !data.isEmpty { out.withLock { $0 += data } }
             finishedReaders.withLock { $0 += 1 }

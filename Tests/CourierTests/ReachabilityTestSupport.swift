@@ -1,6 +1,7 @@
 #if os(Linux)  // network namespaces, rtnetlink and ip(8) are Linux's
 @testable import Courier
 import Dispatch
+import CourierTestServer
 import Foundation
 import Synchronization
 import Testing
@@ -52,7 +53,7 @@ struct TestNetworkNamespace {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        do { try process.run() } catch { return (127, "\(error)") }
+        do { try ProcessLauncher.run(process) } catch { return (127, "\(error)") }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
