@@ -78,7 +78,7 @@ struct ProxyEnvironmentTests {
             try environment.proxy(scheme: "https", host: "example.com", port: 443)
                 == EngineProxy(host: "lower.test", port: 3128))
         #expect(try environment.proxy(scheme: "https", host: "a.internal.test", port: 443) == nil)
-        #expect(try ProxyEnvironment(environment: ["HTTPS_PROXY": "upper.test:8"]).httpsProxy == "upper.test:8")
+        #expect(ProxyEnvironment(environment: ["HTTPS_PROXY": "upper.test:8"]).httpsProxy == "upper.test:8")
         #expect(try ProxyEnvironment(environment: [:]).proxy(scheme: "http", host: "a", port: 80) == nil)
     }
 
