@@ -114,6 +114,25 @@ struct RetryRuleTests {
         #expect(!afterFailure)
     }
 
+    @Test func stateMachineRetryStepForADownload() {
+        // A retried download opens a new file for the next attempt's head (the failed
+        // attempt's file is dropped by the session), and writes to it from 0.
+        var machine = TaskStateMachine(destination: .file, maximumRedirects: 5, maximumBodySize: nil)
+        _ = machine.resume(hasRequest: true)
+        _ = machine.exchangeStarted()
+        #expect(machine.receivedFinalHead(expectedLength: 17) == .openDownloadFile)
+        machine.downloadFileOpened(resumedAt: nil)
+        #expect(machine.receivedBodyChunk(count: 17) == .write(received: 17))
+        _ = machine.exchangeEnded(error: nil)
+        let decided = machine.retryDecided()
+        #expect(decided)
+        #expect(machine.downloadFile == .notOpened)
+        _ = machine.exchangeStarted()
+        #expect(machine.receivedFinalHead(expectedLength: 5) == .openDownloadFile)
+        machine.downloadFileOpened(resumedAt: nil)
+        #expect(machine.receivedBodyChunk(count: 5) == .write(received: 5))
+    }
+
     @Test func bearerTokenIsReadFromTheRequest() {
         var request = URLRequest(url: URL(string: "http://x/")!)
         #expect(AuthenticationInterceptor.bearerToken(in: request) == nil)

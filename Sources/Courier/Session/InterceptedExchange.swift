@@ -107,10 +107,17 @@ extension TaskDelegate {
     }
 
     /// Whether the attempt's response has not gone anywhere it can't be taken back from: a
-    /// stream already has its head, a download its file.
+    /// stream already has its head. A download's body went to a temporary file of its own,
+    /// which a retry drops; but not when it went to the caller's partial file (a resumed
+    /// download, whose earlier bytes it may have changed), or when a resumed download was
+    /// already complete (416: a success).
     private var canReplayAfterResponse: Bool {
         if case .stream = kind { return false }
-        return !run.withLock { $0.machine.isDownload }
+        return run.withLock { run in
+            guard run.machine.isDownload else { return true }
+            if run.machine.downloadFile == .alreadyComplete { return false }
+            return run.download?.isCallersFile != true
+        }
     }
 
     /// Sends the task again after `delay` seconds, or, when its body can't be sent again,
@@ -128,14 +135,20 @@ extension TaskDelegate {
         }
         // Cancelled during the decision or the delay: the cancellation completed the task, and
         // giving up is a no-op (it only makes sure the task never hangs).
-        let proceed = run.withLock { run in
-            guard run.machine.retryDecided() else { return false }
+        let proceed: (retry: Bool, droppedFile: DownloadSink?) = run.withLock { run in
+            guard run.machine.retryDecided() else { return (false, nil) }
             run.data.removeAll()
             run.engineTask = nil
             run.cachedExchange = nil
-            return true
+            defer { run.download = nil }
+            return (true, run.download)
         }
-        guard proceed else { return giveUp() }
+        guard proceed.retry else { return giveUp() }
+        // The attempt's download file (its error body) never reaches the destination: closed
+        // once its writes are done, and removed (a temporary file: the caller's is never retried).
+        if let dropped = proceed.droppedFile, let file = dropped.close(), !dropped.isCallersFile {
+            try? FileManager.default.removeItem(at: file)
+        }
         snapshot.withLock { snapshot in
             snapshot.retryCount += 1
             snapshot.head = nil

@@ -382,11 +382,13 @@ struct TaskStateMachine {
     }
 
     /// An interceptor decided to send the request again after the exchange ended (see
-    /// `InterceptedExchange`): the next attempt starts with no body bytes counted. False: the
+    /// `InterceptedExchange`): the next attempt starts with no body bytes counted, and a
+    /// download's next head opens a new file (the session drops the attempt's file). False: the
     /// task was cancelled or completed meanwhile (that path completes it), so nothing is sent.
     mutating func retryDecided() -> Bool {
         guard !cancelRequested, !completed, failure == nil else { return false }
         received = 0
+        if destination == .file { downloadFile = .notOpened }
         return true
     }
 

@@ -1,0 +1,102 @@
+import Courier
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+/// Downloads go through the same retry decision as data tasks: a retryable status (503) is
+/// sent again, the failed attempt's body never reaches the destination, and its temporary file
+/// is removed.
+@Suite("Interceptors and retry (downloads)")
+struct InterceptorDownloadRetryTests {
+    static func destination() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("courier-retry-download-\(UUID().uuidString)")
+    }
+
+    /// Temporary download files holding exactly `text` (a failed attempt's body left behind).
+    static func leftovers(holding text: String) -> [URL] {
+        let folder = FileManager.default.temporaryDirectory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasPrefix("CourierDownload-") }.map { folder.appendingPathComponent($0) }.filter {
+            (try? Data(contentsOf: $0)) == Data(text.utf8)
+        }
+    }
+
+    @Test func aDownloadAnswered503IsRetriedAndOnlyTheLastBodyLands() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let monitor = RetryRecorder()
+            manager.addEventMonitor(monitor)
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            let destination = Self.destination()
+            defer { try? FileManager.default.removeItem(at: destination) }
+            let moves = Mutex<[Int]>([])
+            let done = CompletionRecorder()
+            let fileURL = Mutex<URL?>(nil)
+            let key = "dl503-\(UUID().uuidString)"
+            let task = manager.downloadTask(
+                with: URLRequest(url: server.sessionURL("/retry/\(key)?fail=2&status=503")),
+                destination: { _, response in
+                    moves.withLock { $0.append(response.statusCode) }
+                    return destination
+                },
+                completionHandler: { response, url, error in
+                    fileURL.withLock { $0 = url }
+                    done.handler(response, nil, error)
+                })
+            task.resume()
+            await done.wait()
+            #expect(done.first?.error == nil)
+            #expect(done.first?.response?.statusCode == 200)
+            #expect(task.retryCount == 2)
+            #expect(server.requestsReceived(forPath: "/retry/\(key)") == 3)
+            #expect(monitor.retryDelays.count == 2)
+            #expect(moves.withLock { $0 } == [200])  // only the successful attempt's file is moved
+            #expect(fileURL.withLock { $0 } == destination)
+            let json = try JSONValue(parsing: try Data(contentsOf: destination))
+            #expect(json["attempts"]?.intValue == 3)
+            #expect(Self.leftovers(holding: "failing attempt 1").isEmpty)
+            #expect(Self.leftovers(holding: "failing attempt 2").isEmpty)
+        }
+    }
+
+    @Test func anAwaitedDownloadIsRetriedToo() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
+            let destination = Self.destination()
+            defer { try? FileManager.default.removeItem(at: destination) }
+            let key = "dl503a-\(UUID().uuidString)"
+            let download = manager.download(URLRequest(url: server.sessionURL("/retry/\(key)?fail=1&status=503")), to: destination)
+            let response = try await download.response
+            #expect(response.status == .ok)
+            #expect(response.value == destination)
+            #expect(download.task.retryCount == 1)
+            let json = try JSONValue(parsing: try Data(contentsOf: destination))
+            #expect(json["attempts"]?.intValue == 2)
+        }
+    }
+
+    @Test func aDownloadThatIsNotRetriedStillLandsItsBody() async throws {
+        // No interceptor: the 503 body is the download (AFNetworking's behaviour), unchanged.
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let destination = Self.destination()
+            defer { try? FileManager.default.removeItem(at: destination) }
+            let done = CompletionRecorder()
+            let key = "dl503n-\(UUID().uuidString)"
+            manager.downloadTask(
+                with: URLRequest(url: server.sessionURL("/retry/\(key)?fail=1&status=503")),
+                destination: { _, _ in destination },
+                completionHandler: { response, _, error in done.handler(response, nil, error) }
+            ).resume()
+            await done.wait()
+            #expect(done.first?.response?.statusCode == 503)
+            let body = try Data(contentsOf: destination)
+            #expect(body == Data("failing attempt 1".utf8))
+        }
+    }
+}
