@@ -132,9 +132,11 @@ struct HTTPSEndpointTests {
         }
         #expect(server.requestsReceived == 1)
         #expect(server.connectionsAccepted == 2)
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure { try await server.shutdown() }
-        #expect(elapsed < .seconds(4))  // below NIOSSL's default 5 s close_notify wait
+        try await server.shutdown()
+        // Shutdown closed the idle connection itself (no timed assertion: the socket's 20 s
+        // receive timeout only bounds a hang; an open socket would end `.timedOut`).
+        let idleEnd = try RawHTTPClient.readAll(idle, stopWhenComplete: false).end
+        #expect(idleEnd == .closed || idleEnd == .reset)
         // The stalled request ends without a response.
         await #expect(throws: (any Error).self) { _ = try await stalled.value }
     }

@@ -15,10 +15,11 @@ struct ServerLifecycleTests {
         #expect(server.connectionsAccepted == 1)
         #expect(server.requestsReceived == 1)
         try await server.shutdown()
-        // A stopped server refuses connections.
-        await #expect(throws: RawHTTPClient.Failure.self) {
-            _ = try await RawHTTPClient.exchange(port: server.port, "GET /get HTTP/1.1\r\nHost: x\r\n\r\n")
-        }
+        // A stopped server accepts nothing more. (The port itself may already belong to a server
+        // another suite started meanwhile, so a connection there proves nothing either way.)
+        _ = try? await RawHTTPClient.exchange(port: server.port, "GET /get HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(server.connectionsAccepted == 1)
+        #expect(server.requestsReceived == 1)
     }
 
     @Test("serves over IPv6 on ::1")
