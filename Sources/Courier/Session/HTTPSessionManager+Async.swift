@@ -23,13 +23,17 @@ extension URLSessionManager {
     /// (nil when the serializer gives none).
     /// - Throws: the transport or serialization error (a ``CourierError``).
     public func data(for request: URLRequest) async throws -> (object: (any Sendable)?, response: HTTPURLResponse) {
-        try await run(request, serializer: nil)
+        try await run(request, serializer: nil, interceptor: nil)
     }
 
     /// Runs `request` and parses the body with `serializer` (instead of the manager's).
-    /// - Throws: the transport error, or the serializer's validation or parsing error.
-    public func data<S: ResponseSerializer>(for request: URLRequest, serializer: S) async throws -> SessionResponse<S.Output> {
-        let (object, response) = try await run(request, serializer: serializer)
+    /// - Parameter interceptor: adapts and retries this request only, after the manager's
+    ///   ``URLSessionManager/interceptor`` (default nil: the manager's alone).
+    /// - Throws: the transport error, an adapt error, or the serializer's validation or parsing error.
+    public func data<S: ResponseSerializer>(for request: URLRequest, serializer: S, interceptor: (any RequestInterceptor)? = nil)
+        async throws -> SessionResponse<S.Output>
+    {
+        let (object, response) = try await run(request, serializer: serializer, interceptor: interceptor)
         if let value = object as? S.Output {
             return SessionResponse(value: value, response: response)
         }
@@ -44,8 +48,9 @@ extension URLSessionManager {
 
     /// One implementation under both shapes: a data task whose end (serializer, completion,
     /// notification) runs in the awaiting Swift task instead of on the manager's queues, which
-    /// saves two thread hops per request; the completion only records the result.
-    private func run(_ request: URLRequest, serializer: (any ResponseSerializer)?) async throws
+    /// saves two thread hops per request; the completion only records the result. `interceptor`
+    /// is the task's own, set before it starts (as ``dataTask(with:interceptor:uploadProgress:downloadProgress:completionHandler:)`` does).
+    fileprivate func run(_ request: URLRequest, serializer: (any ResponseSerializer)?, interceptor: (any RequestInterceptor)?) async throws
         -> (object: (any Sendable)?, response: HTTPURLResponse)
     {
         let box = Mutex<DataTask?>(nil)
@@ -68,6 +73,7 @@ extension URLSessionManager {
                     finisher: { work in continuation.resume(returning: work) })
                 let task = register(
                     { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
+                if let interceptor { task.snapshot.withLock { $0.interceptor = interceptor } }
                 box.withLock { $0 = task }
                 task.resume()
                 if Task.isCancelled { task.cancel() }
@@ -87,18 +93,24 @@ extension HTTPSessionManager {
     /// GET `urlString` and return what the manager's response serializer made of it, with the
     /// `HTTPURLResponse` (AFNetworking's shape, awaited). For typed results without a
     /// Foundation response, use ``get(_:parameters:headers:as:decoder:)``.
-    public func get(_ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil) async throws
-        -> (object: (any Sendable)?, response: HTTPURLResponse)
-    {
-        try await data(for: makeRequest(method: "GET", urlString: urlString, parameters: parameters, headers: headers))
+    public func get(
+        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        interceptor: (any RequestInterceptor)? = nil
+    ) async throws -> (object: (any Sendable)?, response: HTTPURLResponse) {
+        try await run(
+            makeRequest(method: "GET", urlString: urlString, parameters: parameters, headers: headers), serializer: nil,
+            interceptor: interceptor)
     }
 
     /// POST and return the manager's serializer's object with the `HTTPURLResponse`
     /// (AFNetworking's shape, awaited).
-    public func post(_ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil) async throws
-        -> (object: (any Sendable)?, response: HTTPURLResponse)
-    {
-        try await data(for: makeRequest(method: "POST", urlString: urlString, parameters: parameters, headers: headers))
+    public func post(
+        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        interceptor: (any RequestInterceptor)? = nil
+    ) async throws -> (object: (any Sendable)?, response: HTTPURLResponse) {
+        try await run(
+            makeRequest(method: "POST", urlString: urlString, parameters: parameters, headers: headers), serializer: nil,
+            interceptor: interceptor)
     }
 }
 
@@ -115,6 +127,15 @@ extension HTTPSessionManager {
 /// one, which carries it); a `serializer:` call makes one, because
 /// ``ResponseSerializer/responseObject(for:data:)`` takes it. `task.response` still makes one
 /// lazily for anyone who reads it.
+///
+/// Every call takes an optional `interceptor` (default nil) for that request only: it adapts
+/// each attempt and decides retries (``RequestInterceptor``), after the manager's
+/// ``URLSessionManager/interceptor``; the call returns (or throws) the last attempt's result,
+/// or the adapt error.
+///
+/// ```swift
+/// let user = try await manager.get("users/1", as: User.self, interceptor: RetryPolicy())
+/// ```
 ///
 /// Cancelling the awaiting Swift task cancels the request on the wire; the call then throws
 /// ``CourierError/cancelled(url:)``. Redirects, authentication, cookies, the security policy,
@@ -135,10 +156,10 @@ extension HTTPSessionManager {
     ///   ``CourierError/unacceptableContentType(_:response:data:)``, ``CourierError/responseSerializationFailed(reason:response:data:underlying:)``).
     public func request<T: Decodable & Sendable>(
         _ method: String, _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
-        as type: T.Type, decoder: JSONDecoder = JSONDecoder()
+        as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
         let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
-        return try await decoded(request, as: type, decoder: decoder)
+        return try await decoded(request, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// `method` with `parameters`, the response made by `serializer` (for this call only).
@@ -151,10 +172,10 @@ extension HTTPSessionManager {
     ///   own validation and parsing errors.
     public func request<S: ResponseSerializer>(
         _ method: String, _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
-        serializer: S
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
         let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
-        let outcome = try await runHeadOnly(request)
+        let outcome = try await runHeadOnly(request, interceptor: interceptor)
         return try outcome.typed(outcome.serialized(by: serializer))
     }
 
@@ -172,20 +193,20 @@ extension HTTPSessionManager {
     ///   otherwise as ``request(_:_:parameters:headers:as:decoder:)``.
     public func request<Body: Encodable, T: Decodable & Sendable>(
         _ method: String, _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(),
-        headers: [String: String]? = nil, as type: T.Type, decoder: JSONDecoder = JSONDecoder()
+        headers: [String: String]? = nil, as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
         let request = try makeRequest(method: method, urlString: urlString, body: body, encoder: encoder, headers: headers)
-        return try await decoded(request, as: type, decoder: decoder)
+        return try await decoded(request, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// `method` with an `Encodable` `body` (see ``request(_:_:body:encoder:headers:as:decoder:)``),
     /// the response made by `serializer` (for this call only).
     public func request<Body: Encodable, S: ResponseSerializer>(
         _ method: String, _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(),
-        headers: [String: String]? = nil, serializer: S
+        headers: [String: String]? = nil, serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
         let request = try makeRequest(method: method, urlString: urlString, body: body, encoder: encoder, headers: headers)
-        let outcome = try await runHeadOnly(request)
+        let outcome = try await runHeadOnly(request, interceptor: interceptor)
         return try outcome.typed(outcome.serialized(by: serializer))
     }
 
@@ -199,26 +220,30 @@ extension HTTPSessionManager {
     /// ```
     public func get<T: Decodable & Sendable>(
         _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, as type: T.Type,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        try await request("GET", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder)
+        try await request(
+            "GET", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// GET, made by `serializer`. See ``request(_:_:parameters:headers:serializer:)``.
     public func get<S: ResponseSerializer>(
-        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, serializer: S
+        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
-        try await request("GET", urlString, parameters: parameters, headers: headers, serializer: serializer)
+        try await request(
+            "GET", urlString, parameters: parameters, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
     /// HEAD: the status and fields, no body. A status outside 200..<300 throws
     /// ``CourierError/unacceptableStatusCode(response:data:underlying:)`` (as the block shape's
     /// failure gets); a valid response makes no `HTTPURLResponse`.
-    public func head(_ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil) async throws
-        -> HTTPTypesResponse<Void>
-    {
+    public func head(
+        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        interceptor: (any RequestInterceptor)? = nil
+    ) async throws -> HTTPTypesResponse<Void> {
         let request = try makeRequest(method: "HEAD", urlString: urlString, parameters: parameters, headers: headers)
-        let outcome = try await runHeadOnly(request)
+        let outcome = try await runHeadOnly(request, interceptor: interceptor)
         try outcome.validateStatus()
         return try outcome.typed(())
     }
@@ -226,16 +251,19 @@ extension HTTPSessionManager {
     /// POST with `parameters` (form-encoded by the default ``requestSerializer``), decoded as `type`.
     public func post<T: Decodable & Sendable>(
         _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, as type: T.Type,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        try await request("POST", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder)
+        try await request(
+            "POST", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// POST with `parameters`, made by `serializer`.
     public func post<S: ResponseSerializer>(
-        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, serializer: S
+        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
-        try await request("POST", urlString, parameters: parameters, headers: headers, serializer: serializer)
+        try await request(
+            "POST", urlString, parameters: parameters, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
     /// POST an `Encodable` body (see ``request(_:_:body:encoder:headers:as:decoder:)``), decoded as `type`.
@@ -245,94 +273,109 @@ extension HTTPSessionManager {
     /// ```
     public func post<Body: Encodable, T: Decodable & Sendable>(
         _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(), headers: [String: String]? = nil,
-        as type: T.Type, decoder: JSONDecoder = JSONDecoder()
+        as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        try await request("POST", urlString, body: body, encoder: encoder, headers: headers, as: type, decoder: decoder)
+        try await request(
+            "POST", urlString, body: body, encoder: encoder, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// POST an `Encodable` body, the response made by `serializer`.
     public func post<Body: Encodable, S: ResponseSerializer>(
         _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(), headers: [String: String]? = nil,
-        serializer: S
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
-        try await request("POST", urlString, body: body, encoder: encoder, headers: headers, serializer: serializer)
+        try await request(
+            "POST", urlString, body: body, encoder: encoder, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
     /// PUT with `parameters`, decoded as `type`.
     public func put<T: Decodable & Sendable>(
         _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, as type: T.Type,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        try await request("PUT", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder)
+        try await request(
+            "PUT", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// PUT with `parameters`, made by `serializer`.
     public func put<S: ResponseSerializer>(
-        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, serializer: S
+        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
-        try await request("PUT", urlString, parameters: parameters, headers: headers, serializer: serializer)
+        try await request(
+            "PUT", urlString, parameters: parameters, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
     /// PUT an `Encodable` body, decoded as `type`.
     public func put<Body: Encodable, T: Decodable & Sendable>(
         _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(), headers: [String: String]? = nil,
-        as type: T.Type, decoder: JSONDecoder = JSONDecoder()
+        as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        try await request("PUT", urlString, body: body, encoder: encoder, headers: headers, as: type, decoder: decoder)
+        try await request(
+            "PUT", urlString, body: body, encoder: encoder, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// PUT an `Encodable` body, the response made by `serializer`.
     public func put<Body: Encodable, S: ResponseSerializer>(
         _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(), headers: [String: String]? = nil,
-        serializer: S
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
-        try await request("PUT", urlString, body: body, encoder: encoder, headers: headers, serializer: serializer)
+        try await request(
+            "PUT", urlString, body: body, encoder: encoder, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
     /// PATCH with `parameters`, decoded as `type`.
     public func patch<T: Decodable & Sendable>(
         _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, as type: T.Type,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        try await request("PATCH", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder)
+        try await request(
+            "PATCH", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// PATCH with `parameters`, made by `serializer`.
     public func patch<S: ResponseSerializer>(
-        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, serializer: S
+        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
-        try await request("PATCH", urlString, parameters: parameters, headers: headers, serializer: serializer)
+        try await request(
+            "PATCH", urlString, parameters: parameters, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
     /// PATCH an `Encodable` body, decoded as `type`.
     public func patch<Body: Encodable, T: Decodable & Sendable>(
         _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(), headers: [String: String]? = nil,
-        as type: T.Type, decoder: JSONDecoder = JSONDecoder()
+        as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        try await request("PATCH", urlString, body: body, encoder: encoder, headers: headers, as: type, decoder: decoder)
+        try await request(
+            "PATCH", urlString, body: body, encoder: encoder, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// PATCH an `Encodable` body, the response made by `serializer`.
     public func patch<Body: Encodable, S: ResponseSerializer>(
         _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(), headers: [String: String]? = nil,
-        serializer: S
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
-        try await request("PATCH", urlString, body: body, encoder: encoder, headers: headers, serializer: serializer)
+        try await request(
+            "PATCH", urlString, body: body, encoder: encoder, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
     /// DELETE with `parameters` (in the query), decoded as `type`.
     public func delete<T: Decodable & Sendable>(
         _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, as type: T.Type,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        try await request("DELETE", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder)
+        try await request(
+            "DELETE", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
     /// DELETE with `parameters`, made by `serializer`.
     public func delete<S: ResponseSerializer>(
-        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil, serializer: S
+        _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
+        serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
-        try await request("DELETE", urlString, parameters: parameters, headers: headers, serializer: serializer)
+        try await request(
+            "DELETE", urlString, parameters: parameters, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
     // MARK: - Building
@@ -361,16 +404,19 @@ extension HTTPSessionManager {
     }
 
     /// Runs `request` with no `HTTPURLResponse` made for a valid response, decoding as `type`.
-    func decoded<T: Decodable & Sendable>(_ request: URLRequest, as type: T.Type, decoder: JSONDecoder) async throws
+    func decoded<T: Decodable & Sendable>(
+        _ request: URLRequest, as type: T.Type, decoder: JSONDecoder, interceptor: (any RequestInterceptor)?
+    ) async throws
         -> HTTPTypesResponse<T>
     {
-        let outcome = try await runHeadOnly(request)
+        let outcome = try await runHeadOnly(request, interceptor: interceptor)
         return try outcome.typed(outcome.decode(type, makeDecoder: { decoder }))
     }
 }
 
 /// The typed calls for a `URLRequest` you built yourself (any method, any body), on every
-/// manager: the same results as the ``HTTPSessionManager`` verbs.
+/// manager: the same results as the ``HTTPSessionManager`` verbs, with the same optional
+/// per-request `interceptor` (after the manager's ``URLSessionManager/interceptor``).
 extension URLSessionManager {
     /// Sends `request` and decodes the JSON body as `type` (``DecodableResponseSerializer``'s
     /// validation), returning swift-http-types metadata; a valid response makes no
@@ -383,19 +429,19 @@ extension URLSessionManager {
     /// ```
     /// - Throws: the transport error, or the validation or decoding error.
     public func response<T: Decodable & Sendable>(
-        for request: URLRequest, as type: T.Type, decoder: JSONDecoder = JSONDecoder()
+        for request: URLRequest, as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        let outcome = try await runHeadOnly(request)
+        let outcome = try await runHeadOnly(request, interceptor: interceptor)
         return try outcome.typed(outcome.decode(type, makeDecoder: { decoder }))
     }
 
     /// Sends `request` and returns what `serializer` makes of the response (for this call
     /// only; it is handed an `HTTPURLResponse` made for it).
     /// - Throws: the transport error, or the serializer's.
-    public func response<S: ResponseSerializer>(for request: URLRequest, serializer: S) async throws
-        -> HTTPTypesResponse<S.Output>
-    {
-        let outcome = try await runHeadOnly(request)
+    public func response<S: ResponseSerializer>(
+        for request: URLRequest, serializer: S, interceptor: (any RequestInterceptor)? = nil
+    ) async throws -> HTTPTypesResponse<S.Output> {
+        let outcome = try await runHeadOnly(request, interceptor: interceptor)
         return try outcome.typed(outcome.serialized(by: serializer))
     }
 }

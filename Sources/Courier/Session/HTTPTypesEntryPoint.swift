@@ -39,17 +39,23 @@ extension URLSessionManager {
     /// let (data, response) = try await manager.data(for: request)
     /// ```
     /// Cancelling the awaiting Swift task cancels the request.
+    /// - Parameter interceptor: adapts each attempt and decides retries for this request only,
+    ///   after the manager's ``URLSessionManager/interceptor`` (default nil).
     /// - Throws: ``CourierError/requestSerializationFailed(_:)`` when the request has no
-    ///   scheme or authority; the transport error otherwise (a ``CourierError``). Any status
-    ///   is returned, not thrown (no serializer validates it).
-    public func data(for request: HTTPRequest, body: Data? = nil) async throws -> (Data, HTTPResponse) {
-        let result = try await response(for: request, body: body)
+    ///   scheme or authority; an adapt error; the transport error otherwise (a ``CourierError``).
+    ///   Any status is returned, not thrown (no serializer validates it), after any retry.
+    public func data(for request: HTTPRequest, body: Data? = nil, interceptor: (any RequestInterceptor)? = nil) async throws
+        -> (Data, HTTPResponse)
+    {
+        let result = try await response(for: request, body: body, interceptor: interceptor)
         return (result.value, result.response)
     }
 
-    /// Like ``data(for:body:)``, with the final URL and the metrics.
-    public func response(for request: HTTPRequest, body: Data? = nil) async throws -> HTTPTypesResponse<Data> {
-        let outcome = try await runHeadOnly(ResponseHeadBridge.urlRequest(from: request, body: body))
+    /// Like ``data(for:body:interceptor:)``, with the final URL and the metrics.
+    public func response(for request: HTTPRequest, body: Data? = nil, interceptor: (any RequestInterceptor)? = nil)
+        async throws -> HTTPTypesResponse<Data>
+    {
+        let outcome = try await runHeadOnly(ResponseHeadBridge.urlRequest(from: request, body: body), interceptor: interceptor)
         return try outcome.typed(outcome.data)
     }
 
@@ -59,12 +65,14 @@ extension URLSessionManager {
     /// `HTTPURLResponse`; an invalid one is handed to the serializer so that its error (which
     /// carries an `HTTPURLResponse`) is exactly the serializer's.
     /// - Parameter makeDecoder: makes the decoder (default: a plain `JSONDecoder`).
-    /// - Throws: the transport error, or the serializer's validation, empty-body or decoding error.
+    /// - Parameter interceptor: for this request only, after the manager's (default nil).
+    /// - Throws: the transport error, an adapt error, or the serializer's validation, empty-body
+    ///   or decoding error.
     public func response<T: Decodable & Sendable>(
         for request: HTTPRequest, body: Data? = nil, as type: T.Type,
-        makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+        makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
-        let outcome = try await runHeadOnly(ResponseHeadBridge.urlRequest(from: request, body: body))
+        let outcome = try await runHeadOnly(ResponseHeadBridge.urlRequest(from: request, body: body), interceptor: interceptor)
         return try outcome.typed(outcome.decode(type, makeDecoder: makeDecoder))
     }
 
@@ -103,8 +111,11 @@ extension URLSessionManager {
 
     /// Runs `request` as a data task that makes no `HTTPURLResponse` (see
     /// ``TaskSetup/deliversHeadOnly``); its end runs in the awaiting Swift task, as in the
-    /// async shape. `registered` sees the task (tests count its responses).
-    func runHeadOnly(_ request: URLRequest, registered: (@Sendable (DataTask) -> Void)? = nil) async throws
+    /// async shape. `interceptor` is the task's own, set before it starts. `registered` sees
+    /// the task (tests count its responses).
+    func runHeadOnly(
+        _ request: URLRequest, interceptor: (any RequestInterceptor)? = nil, registered: (@Sendable (DataTask) -> Void)? = nil
+    ) async throws
         -> HeadOnlyOutcome
     {
         let box = Mutex<DataTask?>(nil)
@@ -120,6 +131,7 @@ extension URLSessionManager {
                     deliversHeadOnly: true)
                 let task = register(
                     { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
+                if let interceptor { task.snapshot.withLock { $0.interceptor = interceptor } }
                 box.withLock { $0 = task }
                 registered?(task)
                 task.resume()
@@ -154,10 +166,11 @@ extension HTTPSessionManager {
     /// ```
     public func fetch<T: Decodable & Sendable>(
         _ urlString: String, method: String = "GET", parameters: Parameters? = nil, headers: [String: String]? = nil,
-        as type: T.Type, makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+        as type: T.Type, makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
+        interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
         let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
-        let outcome = try await runHeadOnly(request)
+        let outcome = try await runHeadOnly(request, interceptor: interceptor)
         return try outcome.typed(outcome.decode(type, makeDecoder: makeDecoder))
     }
 }
