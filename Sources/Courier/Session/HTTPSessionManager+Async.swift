@@ -7,7 +7,7 @@ public import Foundation
 import Synchronization
 
 /// A response and what a serializer made of it, with the `HTTPURLResponse` (the result of
-/// ``URLSessionManager/data(for:serializer:)``, AFNetworking's shape awaited). The typed
+/// ``URLSessionManager/data(for:serializer:interceptor:)``, AFNetworking's shape awaited). The typed
 /// verbs return ``HTTPTypesResponse`` instead, which makes no Foundation response.
 public struct SessionResponse<Value: Sendable>: Sendable {
     /// The serializer's output.
@@ -92,7 +92,7 @@ extension URLSessionManager {
 extension HTTPSessionManager {
     /// GET `urlString` and return what the manager's response serializer made of it, with the
     /// `HTTPURLResponse` (AFNetworking's shape, awaited). For typed results without a
-    /// Foundation response, use ``get(_:parameters:headers:as:decoder:)``.
+    /// Foundation response, use ``get(_:parameters:headers:as:decoder:interceptor:)``.
     public func get(
         _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
         interceptor: (any RequestInterceptor)? = nil
@@ -168,7 +168,7 @@ extension HTTPSessionManager {
     /// ```swift
     /// let page = try await manager.request("GET", "html", serializer: StringResponseSerializer())
     /// ```
-    /// - Throws: as ``request(_:_:parameters:headers:as:decoder:)``, with the serializer's
+    /// - Throws: as ``request(_:_:parameters:headers:as:decoder:interceptor:)``, with the serializer's
     ///   own validation and parsing errors.
     public func request<S: ResponseSerializer>(
         _ method: String, _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
@@ -190,7 +190,7 @@ extension HTTPSessionManager {
     /// ```
     /// - Throws: ``CourierError/RequestSerializationReason/bodyEncodingFailed(_:)`` (in
     ///   ``CourierError/requestSerializationFailed(_:)``) when encoding fails, nothing sent;
-    ///   otherwise as ``request(_:_:parameters:headers:as:decoder:)``.
+    ///   otherwise as ``request(_:_:parameters:headers:as:decoder:interceptor:)``.
     public func request<Body: Encodable, T: Decodable & Sendable>(
         _ method: String, _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(),
         headers: [String: String]? = nil, as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
@@ -199,7 +199,7 @@ extension HTTPSessionManager {
         return try await decoded(request, as: type, decoder: decoder, interceptor: interceptor)
     }
 
-    /// `method` with an `Encodable` `body` (see ``request(_:_:body:encoder:headers:as:decoder:)``),
+    /// `method` with an `Encodable` `body` (see ``request(_:_:body:encoder:headers:as:decoder:interceptor:)``),
     /// the response made by `serializer` (for this call only).
     public func request<Body: Encodable, S: ResponseSerializer>(
         _ method: String, _ urlString: String, body: Body, encoder: any RequestBodyEncoder = JSONEncoder(),
@@ -212,7 +212,7 @@ extension HTTPSessionManager {
 
     // MARK: - The verbs
 
-    /// GET, decoded as `type`. See ``request(_:_:parameters:headers:as:decoder:)``.
+    /// GET, decoded as `type`. See ``request(_:_:parameters:headers:as:decoder:interceptor:)``.
     ///
     /// ```swift
     /// let slideshow = try await manager.get("json", as: Slideshow.self)
@@ -226,7 +226,7 @@ extension HTTPSessionManager {
             "GET", urlString, parameters: parameters, headers: headers, as: type, decoder: decoder, interceptor: interceptor)
     }
 
-    /// GET, made by `serializer`. See ``request(_:_:parameters:headers:serializer:)``.
+    /// GET, made by `serializer`. See ``request(_:_:parameters:headers:serializer:interceptor:)``.
     public func get<S: ResponseSerializer>(
         _ urlString: String, parameters: Parameters? = nil, headers: [String: String]? = nil,
         serializer: S, interceptor: (any RequestInterceptor)? = nil
@@ -266,7 +266,7 @@ extension HTTPSessionManager {
             "POST", urlString, parameters: parameters, headers: headers, serializer: serializer, interceptor: interceptor)
     }
 
-    /// POST an `Encodable` body (see ``request(_:_:body:encoder:headers:as:decoder:)``), decoded as `type`.
+    /// POST an `Encodable` body (see ``request(_:_:body:encoder:headers:as:decoder:interceptor:)``), decoded as `type`.
     ///
     /// ```swift
     /// let echo = try await manager.post("anything", body: ["b": 1, "a": 2], encoder: sortedEncoder, as: Echo.self)

@@ -10,7 +10,7 @@ import Synchronization
 /// A response as swift-http-types describes it, with what the session made of its body. No
 /// `HTTPURLResponse` is made for it (that costs ~3.5 µs per header field on Linux).
 public struct HTTPTypesResponse<Value: Sendable>: Sendable {
-    /// The body (``URLSessionManager/response(for:body:)``) or the decoded value.
+    /// The body (``URLSessionManager/response(for:body:interceptor:)``) or the decoded value.
     public var value: Value
     /// The final response: status and fields (after redirects and answered challenges).
     public var response: HTTPResponse
@@ -157,8 +157,8 @@ extension HTTPSessionManager {
     /// `method` (default GET) through the manager's request serializer (base URL, parameters, headers),
     /// decoding the JSON body into `type` and returning swift-http-types metadata; a valid
     /// response makes no `HTTPURLResponse`. The same call as
-    /// ``request(_:_:parameters:headers:as:decoder:)`` with the method as a parameter. Validation and errors
-    /// are ``DecodableResponseSerializer``'s (see ``URLSessionManager/response(for:body:as:makeDecoder:)``).
+    /// ``request(_:_:parameters:headers:as:decoder:interceptor:)`` with the method as a parameter. Validation and errors
+    /// are ``DecodableResponseSerializer``'s (see ``URLSessionManager/response(for:body:as:makeDecoder:interceptor:)``).
     ///
     /// ```swift
     /// let user = try await manager.fetch("users/1", as: User.self)

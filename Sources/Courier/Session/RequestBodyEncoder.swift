@@ -1,7 +1,7 @@
 public import Foundation
 
 /// Turns an `Encodable` value into a request body, for the async verbs that take a `body:`
-/// (``HTTPSessionManager/post(_:body:encoder:headers:as:decoder:)`` and its kin).
+/// (``HTTPSessionManager/post(_:body:encoder:headers:as:decoder:interceptor:)`` and its kin).
 ///
 /// The bytes the encoder returns are sent exactly as they are: Courier does not parse them
 /// again, so keys stay in the order the encoder wrote them (`JSONEncoder` with `.sortedKeys`
