@@ -31,6 +31,13 @@ struct InterceptorReadmeTests {
                                                        interceptor: auth)
             print(response.statusCode)                           // 200: a 401, one refresh, one replay
 
+            let api = HTTPSessionManager(baseURL: server.baseURL)
+            let token = try await api.get("bearer/fresh", serializer: JSONResponseSerializer(), interceptor: auth)
+            print(token.status, token.value?["token"] ?? "-")    // 200 OK "fresh"
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("readme-retry.json")
+            let file = try await manager.download(URLRequest(url: server.sessionURL("/retry/file?fail=1")), to: destination).value
+            print(try String(contentsOf: file, encoding: .utf8))  // the JSON with "attempts" : 2; no 503 body
+
             var request = URLRequest(url: server.sessionURL("/anything"))
             request.httpMethod = "POST"
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -43,6 +50,12 @@ struct InterceptorReadmeTests {
             #expect(task.retryCount == 2)
             #expect(response.statusCode == 200)
             #expect(auth.token == "fresh")
+            #expect(token.status == .ok)
+            #expect(token.value?["token"] == "fresh")
+            #expect(file == destination)
+            #expect(try JSONValue(parsing: Data(contentsOf: file))["attempts"]?.intValue == 2)
+            #expect(try String(contentsOf: file, encoding: .utf8).contains(#""attempts" : 2"#))
+            try? FileManager.default.removeItem(at: file)
             #expect(request.cURLDescription
                 == #"curl -X 'POST' '\#(server.baseURL.absoluteString)/anything' -H 'Content-Type: application/json' --data-binary '{"name": "O'\''Brien"}'"#)
             #expect(task.cURLDescription.contains("Authorization: Bearer fresh"))
