@@ -143,6 +143,38 @@ struct InterceptorAsyncVerbTests {
         }
     }
 
+    @Test func transfersTakeAPerCallInterceptor() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("courier-retry-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: destination) }
+            let download = manager.download(
+                URLRequest(url: server.sessionURL("/retry/transfer-download?fail=1")), to: destination, interceptor: Self.retry)
+            #expect(try await download.value == destination)
+            #expect(download.task.retryCount == 1)
+            #expect(try JSONValue(parsing: Data(contentsOf: destination))["attempts"]?.intValue == 2)
+
+            let viaString = try manager.download("bearer/downloaded", to: destination, interceptor: Self.refreshing(to: "downloaded"))
+            #expect(try JSONValue(parsing: Data(contentsOf: try await viaString.value)) == ["token": "downloaded"])
+
+            var put = URLRequest(url: server.sessionURL("/retry/transfer-upload?fail=1"))
+            put.httpMethod = "PUT"
+            let upload = manager.upload(Data("hello".utf8), with: put, interceptor: Self.retry)
+            #expect(try JSONValue(parsing: try await upload.value)["attempts"]?.intValue == 2)
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
+            try Data("from a file".utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let fromFile = try manager.upload(fileAt: file, to: "retry/transfer-file?fail=1", method: "PUT", interceptor: Self.retry)
+            #expect(try JSONValue(parsing: try await fromFile.value)["attempts"]?.intValue == 2)
+
+            let gathered = manager.transfer(for: URLRequest(url: server.sessionURL("/bearer/transfer")), interceptor: Self.refreshing(to: "transfer"))
+            #expect(try JSONValue(parsing: try await gathered.value) == ["token": "transfer"])
+            let viaPath = try manager.transfer("retry/transfer-get?fail=1", interceptor: Self.retry)
+            #expect(try JSONValue(parsing: try await viaPath.value)["attempts"]?.intValue == 2)
+        }
+    }
+
     @Test func anAdaptErrorOnAnAsyncVerbThrowsThatError() async throws {
         try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)

@@ -10,8 +10,10 @@ public import Foundation
 ///
 /// Set one for every task of a manager (``URLSessionManager/interceptor``) or for one request
 /// (``URLSessionManager/dataTask(with:interceptor:uploadProgress:downloadProgress:completionHandler:)``,
-/// ``URLSessionManager/data(for:interceptor:)``); with both, the manager's runs first (see
-/// ``Interceptor``). Both methods have defaults: implement the one you need.
+/// ``URLSessionManager/data(for:interceptor:)``, and the `interceptor:` argument of every typed
+/// async verb, `response(for:…)` and `HTTPRequest` call, and of the transfers: `transfer`,
+/// `upload`, `download`); with both, the manager's runs first (see ``Interceptor``). Both
+/// methods have defaults: implement the one you need.
 ///
 /// Threading: both methods run in a Swift task of their own, never on an event loop, and
 /// different tasks' calls run concurrently: an interceptor must be thread-safe.

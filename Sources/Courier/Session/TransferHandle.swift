@@ -7,7 +7,7 @@ import Synchronization
 
 /// A transfer started for Swift concurrency: the running task, its progress as async
 /// sequences, and its result to await. Returned (already resumed) by the uploads, downloads and
-/// ``URLSessionManager/transfer(for:)``.
+/// ``URLSessionManager/transfer(for:interceptor:)``.
 ///
 /// ```swift
 /// let upload = manager.upload(fileAt: movieURL, with: URLRequest(url: uploadURL))
@@ -86,7 +86,7 @@ extension TransferHandle where Value == Data {
 extension TransferHandle where Value == URL {
     /// Cancels the download and keeps what arrived: returns the resume data (nil when nothing
     /// usable arrived or the download already ended) once the transfer has stopped. Pass it to
-    /// ``URLSessionManager/download(resumingWith:to:)``. Awaiting ``response`` then throws
+    /// ``URLSessionManager/download(resumingWith:to:interceptor:)``. Awaiting ``response`` then throws
     /// ``CourierError/cancelled(url:)``.
     public func cancelProducingResumeData() async -> DownloadResumeData? {
         guard let download = task as? DownloadTask else { return nil }
