@@ -54,19 +54,24 @@ public final class DecodableResponseSerializer<T: Decodable & Sendable>: HTTPRes
 
     /// The decoded value and the error together.
     public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<T?> {
-        let validation = base.validation(response, data: data)
+        serialize(response.map(SerializerInput.init), data: data)
+    }
+
+    /// The decoded value and the error together, reading `input`.
+    func serialize(_ input: SerializerInput?, data: Data?) -> SerializedResponse<T?> {
+        let validation = base.validation(input, data: data)
         if validation.skipsParsing { return SerializedResponse(object: .some(nil), error: validation.error) }
         let settings = settings.value
         guard let data, !data.isBlankBody else {
             let allowed = settings.allowsEmptyResponses
-                || response.map { settings.emptyResponseCodes.contains($0.statusCode) } ?? false
+                || input.map { settings.emptyResponseCodes.contains($0.statusCode) } ?? false
             if allowed || validation.error != nil {
                 return SerializedResponse(object: .some(nil), error: validation.error)
             }
             return SerializedResponse(
                 object: .some(nil),
                 error: .responseSerializationFailed(
-                    reason: "empty body where \(T.self) was expected", response: response, data: data,
+                    reason: "empty body where \(T.self) was expected", response: input?.response, data: data,
                     underlying: nil))
         }
         do {
@@ -76,8 +81,10 @@ public final class DecodableResponseSerializer<T: Decodable & Sendable>: HTTPRes
             return SerializedResponse(
                 object: .some(nil),
                 error: .responseSerializationFailed(
-                    reason: "decoding \(T.self) failed: \(error)", response: response, data: data,
+                    reason: "decoding \(T.self) failed: \(error)", response: input?.response, data: data,
                     underlying: validation.error))
         }
     }
 }
+
+extension DecodableResponseSerializer: InputSerializing {}

@@ -101,33 +101,52 @@ public final class HTTPResponseSerializer: ResponseSerializer {
 
     /// The data and the validation error together (AFN returns the data even when invalid).
     public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<Data?> {
-        SerializedResponse(object: .some(data), error: validation(response, data: data).error)
+        serialize(response.map(SerializerInput.init), data: data)
     }
 
     /// AFN's `validateResponse:data:error:`.
     func validation(_ response: HTTPURLResponse?, data: Data?) -> Validation {
-        guard let response else { return Validation(isValid: true, error: nil) }
+        validation(response.map(SerializerInput.init), data: data)
+    }
+
+    /// AFN's `validateResponse:data:error:`, reading `input`; its `HTTPURLResponse` is asked for
+    /// only to make an error.
+    func validation(_ input: SerializerInput?, data: Data?) -> Validation {
+        guard let input else { return Validation(isValid: true, error: nil) }
         let settings = settings.withLock { $0 }
         var isValid = true
         var error: CourierError?
         let dataLength = data?.count ?? 0
         if let acceptable = settings.lowercasedContentTypes {
-            let mimeType = response.mimeType?.lowercased()
+            let mimeType = input.mimeType?.lowercased()
             let accepted = mimeType.map(acceptable.contains) ?? false
             if !accepted && !(mimeType == nil && dataLength == 0) {
-                if dataLength > 0, response.url != nil {
-                    error = .unacceptableContentType(response.mimeType, response: response, data: data)
+                if dataLength > 0, input.hasURL, let response = input.response {
+                    error = .unacceptableContentType(input.mimeType, response: response, data: data)
                 }
                 isValid = false
             }
         }
-        if let acceptable = settings.acceptableStatusCodes, response.url != nil,
-            response.statusCode < 0 || !acceptable.contains(response.statusCode)
+        if let acceptable = settings.acceptableStatusCodes, input.hasURL,
+            input.statusCode < 0 || !acceptable.contains(input.statusCode)
         {
-            error = .unacceptableStatusCode(response: response, data: data, underlying: error)
+            if let response = input.response {
+                error = .unacceptableStatusCode(response: response, data: data, underlying: error)
+            }
             isValid = false
         }
         return Validation(isValid: isValid, error: error)
+    }
+}
+
+extension HTTPResponseSerializer: InputSerializing {
+    func serialize(_ input: SerializerInput?, data: Data?) -> SerializedResponse<Data?> {
+        SerializedResponse(object: .some(data), error: validation(input, data: data).error)
+    }
+
+    /// As the default, without its dynamic cast: the data boxed as `Data?`, or nil.
+    func serializeForTask(_ input: SerializerInput?, data: Data?) -> (object: (any Sendable)?, error: CourierError?) {
+        (data.map { Optional.some($0) as any Sendable }, validation(input, data: data).error)
     }
 }
 

@@ -56,7 +56,19 @@ public final class JSONResponseSerializer: HTTPResponseSerializerWrapper {
 
     /// The parsed JSON and the error together, as described on the type.
     public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<JSONValue?> {
-        let validation = base.validation(response, data: data)
+        serialize(response.map(SerializerInput.init), data: data)
+    }
+}
+
+extension JSONResponseSerializer: InputSerializing {
+    /// As the default, without its dynamic cast: the value boxed as `JSONValue?`, or nil.
+    func serializeForTask(_ input: SerializerInput?, data: Data?) -> (object: (any Sendable)?, error: CourierError?) {
+        let result = serialize(input, data: data)
+        return (result.object.flatMap { $0 }.map { Optional.some($0) as any Sendable }, result.error)
+    }
+
+    func serialize(_ input: SerializerInput?, data: Data?) -> SerializedResponse<JSONValue?> {
+        let validation = base.validation(input, data: data)
         if validation.skipsParsing { return SerializedResponse(object: .some(nil), error: validation.error) }
         guard let data, !data.isBlankBody else {
             return SerializedResponse(object: .some(nil), error: validation.error)
@@ -71,7 +83,7 @@ public final class JSONResponseSerializer: HTTPResponseSerializerWrapper {
             return SerializedResponse(
                 object: .some(nil),
                 error: .responseSerializationFailed(
-                    reason: "invalid JSON: \(error)", response: response, data: data, underlying: validation.error))
+                    reason: "invalid JSON: \(error)", response: input?.response, data: data, underlying: validation.error))
         }
     }
 }

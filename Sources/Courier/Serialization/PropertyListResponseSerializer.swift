@@ -37,14 +37,19 @@ public final class PropertyListResponseSerializer: HTTPResponseSerializerWrapper
 
     /// The property list and the error together.
     public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<PropertyListValue?> {
-        let validation = base.validation(response, data: data)
+        serialize(response.map(SerializerInput.init), data: data)
+    }
+
+    /// The property list and the error together, reading `input`.
+    func serialize(_ input: SerializerInput?, data: Data?) -> SerializedResponse<PropertyListValue?> {
+        let validation = base.validation(input, data: data)
         if validation.skipsParsing { return SerializedResponse(object: .some(nil), error: validation.error) }
         guard let data, !data.isEmpty else { return SerializedResponse(object: .some(nil), error: validation.error) }
         do {
             let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
             guard let value = PropertyListValue(foundationObject: object) else {
                 throw CourierError.responseSerializationFailed(
-                    reason: "unsupported property-list object \(type(of: object))", response: response, data: data,
+                    reason: "unsupported property-list object \(type(of: object))", response: input?.response, data: data,
                     underlying: validation.error)
             }
             return SerializedResponse(object: .some(value), error: validation.error)
@@ -54,8 +59,10 @@ public final class PropertyListResponseSerializer: HTTPResponseSerializerWrapper
             return SerializedResponse(
                 object: .some(nil),
                 error: .responseSerializationFailed(
-                    reason: "invalid property list: \(error)", response: response, data: data,
+                    reason: "invalid property list: \(error)", response: input?.response, data: data,
                     underlying: validation.error))
         }
     }
 }
+
+extension PropertyListResponseSerializer: InputSerializing {}

@@ -38,15 +38,20 @@ public final class StringResponseSerializer: HTTPResponseSerializerWrapper {
 
     /// The text and the validation error together.
     public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<String> {
-        let validation = base.validation(response, data: data)
+        serialize(response.map(SerializerInput.init), data: data)
+    }
+
+    /// The text and the validation error together, reading `input`.
+    func serialize(_ input: SerializerInput?, data: Data?) -> SerializedResponse<String> {
+        let validation = base.validation(input, data: data)
         if validation.skipsParsing { return SerializedResponse(object: nil, error: validation.error) }
         let data = data ?? Data()
-        let encoding = response?.textEncodingName.flatMap(Self.encoding(forCharset:)) ?? defaultEncoding
+        let encoding = input?.textEncodingName.flatMap(Self.encoding(forCharset:)) ?? defaultEncoding
         guard let string = String(data: data, encoding: encoding) else {
             return SerializedResponse(
                 object: nil,
                 error: .responseSerializationFailed(
-                    reason: "the body is not valid \(encoding)", response: response, data: data,
+                    reason: "the body is not valid \(encoding)", response: input?.response, data: data,
                     underlying: validation.error))
         }
         return SerializedResponse(object: string, error: validation.error)
@@ -79,3 +84,5 @@ public final class StringResponseSerializer: HTTPResponseSerializerWrapper {
         }
     }
 }
+
+extension StringResponseSerializer: InputSerializing {}

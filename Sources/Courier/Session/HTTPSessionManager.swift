@@ -81,15 +81,17 @@ public final class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
             return nil
         }
         let taskBox = TaskBox<DataTask>()
-        let task = dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress) {
-            _, object, error in
-            guard let task = taskBox.task else { return }
-            if let error {
-                failure?(task, error)
-            } else {
-                success?(task, object)
-            }
-        }
+        // The blocks get the task, not the HTTPURLResponse: none is made unless something reads it.
+        let task = dataTask(
+            with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress,
+            ignoringResponse: { object, error in
+                guard let task = taskBox.task else { return }
+                if let error {
+                    failure?(task, error)
+                } else {
+                    success?(task, object)
+                }
+            })
         taskBox.task = task
         return task
     }

@@ -94,6 +94,52 @@ enum SessionBridge {
         return HTTPURLResponse(url: url, statusCode: Int(head.status.code), httpVersion: version, headerFields: fields)
     }
 
+    /// What a serializer reads of `head` (received from `url`), with the values the
+    /// `HTTPURLResponse` made from it would report (`response` makes that response, for an
+    /// error), or nil when the `Content-Type` is one whose reading this does not repeat exactly
+    /// (repeated, quoted, escaped or non-ASCII): then the caller makes the response.
+    ///
+    /// FoundationNetworking's reading, repeated here: the value up to the first `;` is the MIME
+    /// type, lowercased and not trimmed (an empty value gives `""`); the first parameter whose
+    /// name, trimmed of spaces and tabs, is exactly `charset` gives the text encoding (its value
+    /// trimmed and lowercased; none without `=`). `SerializerInputTests` pins it against
+    /// Foundation's.
+    static func serializerInput(
+        _ head: HTTPResponseHead, url: URL, response: @escaping @Sendable () -> HTTPURLResponse?
+    ) -> SerializerInput? {
+        var contentType: String?
+        for (name, value) in head.headers where name.utf8.count == 12 && name.lowercased() == "content-type" {
+            guard contentType == nil else { return nil }  // repeated: Foundation's pick depends on dictionary order
+            contentType = value
+        }
+        var mimeType: String?
+        var textEncodingName: String?
+        if let contentType {
+            guard contentType.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+            else { return nil }
+            let parts = contentType.split(separator: ";", omittingEmptySubsequences: false)
+            mimeType = parts[0].lowercased()
+            for part in parts.dropFirst() {
+                let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard trimmedOfSpacesAndTabs(pair[0]) == "charset" else { continue }
+                textEncodingName = pair.count > 1 ? trimmedOfSpacesAndTabs(pair[1]).lowercased() : nil
+                break
+            }
+        }
+        return SerializerInput(
+            statusCode: Int(head.status.code), mimeType: mimeType, textEncodingName: textEncodingName, hasURL: true,
+            response: response)
+    }
+
+    /// `text` without leading and trailing spaces and tabs (`CharacterSet.whitespaces` on ASCII).
+    private static func trimmedOfSpacesAndTabs(_ text: Substring) -> Substring {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) }) else {
+            return text[text.endIndex...]
+        }
+        return text[first...last]
+    }
+
     /// The body length `Content-Length` announces, or -1 when it is absent or not a number
     /// (what `HTTPURLResponse.expectedContentLength` reports).
     static func expectedLength(of head: HTTPResponseHead) -> Int64 {

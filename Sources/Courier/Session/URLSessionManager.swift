@@ -242,6 +242,23 @@ public class URLSessionManager: @unchecked Sendable {
             setup: TaskSetup(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completionHandler))
     }
 
+    /// ``dataTask(with:uploadProgress:downloadProgress:completionHandler:)`` for a completion
+    /// that ignores its `HTTPURLResponse` argument (AFNetworking's success and failure blocks,
+    /// which get the task): it receives nil unless one was made anyway, and a valid response
+    /// with a built-in serializer makes none (``TaskSetup/completionReadsResponse``).
+    func dataTask(
+        with request: URLRequest,
+        uploadProgress: (@Sendable (Progress) -> Void)?,
+        downloadProgress: (@Sendable (Progress) -> Void)?,
+        ignoringResponse completion: @escaping @Sendable ((any Sendable)?, (any Error)?) -> Void
+    ) -> DataTask {
+        var setup = TaskSetup(
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: { _, object, error in completion(object, error) })
+        setup.completionReadsResponse = false
+        return register(
+            { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
+    }
+
     /// A task that uploads the file at `fileURL` as the body, streamed from disk. Not resumed.
     @discardableResult
     public func uploadTask(

@@ -1,0 +1,205 @@
+@testable import Courier
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOHTTP1
+import Synchronization
+import Testing
+
+/// The built-in serializers read a completed task's response head (``SerializerInput``) instead
+/// of an `HTTPURLResponse`: the values are Foundation's own, the results and errors are the same
+/// as through the response, and an AFNetworking block GET whose blocks never read
+/// `task.response` makes none.
+@Suite("serializer input from the response head")
+struct SerializerInputTests {
+    private static let url = URL(string: "http://example.com/a/b.json")!
+
+    struct Document: Decodable, Sendable {
+        let b: String
+    }
+
+    private static func head(status: HTTPResponseStatus = .ok, fields: [(String, String)]) -> HTTPResponseHead {
+        HTTPResponseHead(version: .http1_1, status: status, headers: HTTPHeaders(fields))
+    }
+
+    private static func input(_ head: HTTPResponseHead) -> SerializerInput? {
+        SessionBridge.serializerInput(head, url: url, response: { SessionBridge.makeResponse(head, url: url) })
+    }
+
+    /// Content-Type values the head reading repeats exactly.
+    private static let readContentTypes: [String?] = [
+        nil, "application/json", "Application/JSON", "application/json; charset=utf-8", "text/html;charset=ISO-8859-4",
+        "text/plain ; charset = US-ASCII ", "text/plain; format=flowed; charset=utf-8; charset=latin1",
+        "text/plain; Charset=utf-8", "text/plain; charset", "text/plain; charset=", "text/plain;", ";", "", " text/plain",
+        "text/plain; x=1=2; charset=a=b", "image/png\t;\tcharset=\tUTF-16\t",
+    ]
+
+    @Test("status, MIME type and text encoding read from the head are the HTTPURLResponse's")
+    func valuesMatchFoundation() throws {
+        for contentType in Self.readContentTypes {
+            for status in [HTTPResponseStatus.ok, .notFound, .noContent, .custom(code: 299, reasonPhrase: "x")] {
+                var fields = [("Server", "nginx"), ("Content-Length", "12"), ("x-trace", "1")]
+                if let contentType { fields.insert(("Content-Type", contentType), at: 1) }
+                let head = Self.head(status: status, fields: fields)
+                let input = try #require(Self.input(head), "\(contentType ?? "nil")")
+                let response = try #require(SessionBridge.makeResponse(head, url: Self.url))
+                #expect(input.statusCode == response.statusCode)
+                #expect(input.mimeType == response.mimeType, "\(contentType ?? "nil")")
+                #expect(input.textEncodingName == response.textEncodingName, "\(contentType ?? "nil")")
+                #expect(input.hasURL)
+            }
+        }
+    }
+
+    @Test("a quoted, escaped, non-ASCII or repeated Content-Type is left to Foundation (no input)")
+    func unusualContentTypesFallBack() {
+        let fallBacks: [[(String, String)]] = [
+            [("Content-Type", "text/plain; charset=\"utf-8\"")],
+            [("Content-Type", "text/pl\\ain")],
+            [("Content-Type", "text/plain; charset=ütf")],
+            [("content-type", "text/plain"), ("Content-Type", "application/json")],
+            [("Content-Type", "text/plain"), ("Content-Type", "application/json")],
+        ]
+        for fields in fallBacks {
+            #expect(Self.input(Self.head(fields: fields)) == nil, "\(fields)")
+        }
+        // Another field that merely mentions the name is not a Content-Type.
+        #expect(Self.input(Self.head(fields: [("X-Content-Type", "a\"b"), ("Content-Type", "text/plain")]))?.mimeType == "text/plain")
+    }
+
+    /// Each built-in serializer's object and error through the head equal those through the
+    /// `HTTPURLResponse`, for valid and invalid statuses, content types and bodies.
+    @Test("every built-in serializer gives the same object and error from the head as from the response")
+    func serializersAgree() throws {
+        // One key per object: the descriptions compared below would otherwise depend on hashing order.
+        let bodies: [Data?] = [
+            nil, Data(), Data(" ".utf8), Data(#"{"b":"c"}"#.utf8), Data(#"[1,null,{"a":2.5}]"#.utf8), Data("not json".utf8),
+            Data([0xff, 0xfe, 0x41]),
+        ]
+        let contentTypes: [String?] = [nil, "application/json", "text/json; charset=utf-8", "text/html", "application/x-plist", ""]
+        let statuses: [HTTPResponseStatus] = [.ok, .noContent, .notFound, .internalServerError]
+        for contentType in contentTypes {
+            for status in statuses {
+                for body in bodies {
+                    var fields = [("Server", "test")]
+                    if let contentType { fields.append(("Content-Type", contentType)) }
+                    let head = Self.head(status: status, fields: fields)
+                    let input = try #require(Self.input(head))
+                    let response = try #require(SessionBridge.makeResponse(head, url: Self.url))
+                    let context = "\(status.code) \(contentType ?? "nil") \(body.map { String(decoding: $0, as: UTF8.self) } ?? "nil")"
+                    try agree(HTTPResponseSerializer(), input, response, body, context)
+                    try agree(JSONResponseSerializer(), input, response, body, context)
+                    try agree(StringResponseSerializer(), input, response, body, context)
+                    try agree(DecodableResponseSerializer<Document>(), input, response, body, context)
+                    try agree(PropertyListResponseSerializer(), input, response, body, context)
+                }
+            }
+        }
+    }
+
+    private func agree<S: InputSerializing>(
+        _ serializer: S, _ input: SerializerInput, _ response: HTTPURLResponse, _ body: Data?, _ context: String
+    ) throws {
+        let fromHead = serializer.serialize(input, data: body)
+        let fromResponse = serializer.serializeResponse(response, data: body)
+        #expect(String(describing: fromHead.object) == String(describing: fromResponse.object), "\(S.self) \(context)")
+        #expect(String(describing: fromHead.error) == String(describing: fromResponse.error), "\(S.self) \(context)")
+        #expect(fromHead.error?.response?.statusCode == fromResponse.error?.response?.statusCode, "\(S.self) \(context)")
+    }
+
+    // MARK: - Through the session
+
+    private func built(_ task: SessionTask?) -> Int? { task?.snapshot.withLock { $0.responsesBuilt } }
+
+    /// One block-API GET: the task, what the success or failure block saw, and `readsResponse`
+    /// decides whether the block reads `task.response`.
+    private func blockGET(_ manager: HTTPSessionManager, _ path: String, readsResponse: Bool) async
+        -> (task: DataTask?, object: (any Sendable)?, error: (any Error)?, seen: HTTPURLResponse?)
+    {
+        let seen = ResponseBox()
+        let recorder = CompletionRecorder()
+        let task = manager.get(
+            path,
+            success: { task, object in
+                if readsResponse, let response = task.response { seen.set(response) }
+                recorder.handler(nil, object, nil)
+            },
+            failure: { task, error in
+                if readsResponse, let response = task?.response { seen.set(response) }
+                recorder.handler(nil, nil, error)
+            })
+        await recorder.wait()
+        return (task, recorder.first?.object, recorder.first?.error, seen.get())
+    }
+
+    @Test("a JSON GET through the block API whose blocks don't read task.response makes no HTTPURLResponse")
+    func blockGETMakesNoResponse() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let (task, object, error, _) = await blockGET(manager, "json", readsResponse: false)
+            #expect(error == nil)
+            #expect((object as? JSONValue)?["slideshow"] != nil)
+            #expect(built(task) == 0)
+            // Read afterwards, it is made then, once, with the eager path's values.
+            let response = try #require(task?.response)
+            #expect(response.statusCode == 200)
+            #expect(response.mimeType == "application/json")
+            #expect(built(task) == 1)
+        }
+    }
+
+    @Test("a block that reads task.response gets it made once, with the eager path's values")
+    func blockGETReadingTheResponse() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let (task, object, error, seen) = await blockGET(manager, "json", readsResponse: true)
+            #expect(error == nil)
+            #expect(object as? JSONValue != nil)
+            let response = try #require(seen)
+            #expect(task?.response === response)
+            #expect(built(task) == 1)
+            let (head, url) = try #require(task?.snapshot.withLock { ($0.head, $0.responseURL) })
+            let finalHead = try #require(head)
+            let finalURL = try #require(url)
+            let eager = try #require(SessionBridge.makeResponse(finalHead, url: finalURL))
+            #expect(response.statusCode == eager.statusCode)
+            #expect(response.url == eager.url)
+            #expect(response.mimeType == eager.mimeType)
+            #expect(response.textEncodingName == eager.textEncodingName)
+            #expect(response.expectedContentLength == eager.expectedContentLength)
+            #expect(response.allHeaderFields as? [String: String] == eager.allHeaderFields as? [String: String])
+            #expect(built(task) == 1)
+        }
+    }
+
+    @Test("an unacceptable status or content type still fails with the same CourierError, carrying the task's response")
+    func unacceptableResponsesStillFail() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let (notFoundTask, _, notFound, _) = await blockGET(manager, "status/404", readsResponse: false)
+            guard case .unacceptableStatusCode(let response, _, _)? = notFound as? CourierError else {
+                Issue.record("expected unacceptableStatusCode, got \(String(describing: notFound))")
+                return
+            }
+            #expect(response.statusCode == 404)
+            #expect(notFoundTask?.response === response)
+            #expect(built(notFoundTask) == 1)
+
+            let (htmlTask, _, html, _) = await blockGET(manager, "html", readsResponse: false)
+            guard case .unacceptableContentType(let mimeType, let htmlResponse, let data)? = html as? CourierError else {
+                Issue.record("expected unacceptableContentType, got \(String(describing: html))")
+                return
+            }
+            #expect(mimeType == "text/html")
+            #expect(htmlResponse.statusCode == 200)
+            #expect((data?.count ?? 0) > 0)
+            #expect(htmlTask?.response === htmlResponse)
+            #expect(built(htmlTask) == 1)
+            // The same error the response path gives.
+            let expected = JSONResponseSerializer().serializeResponse(htmlResponse, data: data).error
+            #expect(String(describing: html) == String(describing: expected))
+        }
+    }
+}
