@@ -97,6 +97,7 @@ extension ConnectionFactory {
                         case .http2:
                             let observer = HTTP2ConnectionObserver(host: host, streamCap: streamCap)
                             observer.setup = context.handler as? ConnectionSetupHandler
+                            try sync.addHandler(HTTP2ReadSlicer())
                             try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: settings))
                             try sync.addHandler(observer)
                             try sync.addHandler(
