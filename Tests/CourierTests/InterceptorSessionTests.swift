@@ -331,6 +331,50 @@ struct InterceptorSessionTests {
         }
     }
 
+    @Test func blockUploadAndDownloadTasksTakeAPerRequestInterceptor() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let retry = RetryPolicy(exponentialBackoffScale: 0.01)
+            var put = URLRequest(url: server.sessionURL("/retry/block-upload?fail=1"))
+            put.httpMethod = "PUT"
+            let fromData = CompletionRecorder()
+            let upload = manager.uploadTask(with: put, from: Data("hello".utf8), interceptor: retry, completionHandler: fromData.handler)
+            upload.resume()
+            await fromData.wait()
+            #expect(fromData.first?.response?.statusCode == 200)
+            #expect(upload.retryCount == 1)
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-block-upload-\(UUID().uuidString)")
+            try Data("from a file".utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            put.url = server.sessionURL("/retry/block-file?fail=1")
+            let fromFile = CompletionRecorder()
+            let fileUpload = manager.uploadTask(with: put, fromFile: file, interceptor: retry, completionHandler: fromFile.handler)
+            fileUpload.resume()
+            await fromFile.wait()
+            #expect(fromFile.first?.response?.statusCode == 200)
+            #expect(fileUpload.retryCount == 1)
+
+            let done = CompletionRecorder()
+            let fileURL = Mutex<URL?>(nil)
+            let download = manager.downloadTask(
+                with: URLRequest(url: server.sessionURL("/bearer/block-download")),
+                interceptor: AuthenticationInterceptor(token: "stale") { _ in "block-download" },
+                completionHandler: { response, url, error in
+                    fileURL.withLock { $0 = url }
+                    done.handler(response, nil, error)
+                })
+            download.resume()
+            await done.wait()
+            #expect(done.first?.response?.statusCode == 200)
+            #expect(download.retryCount == 1)
+            let url = try #require(fileURL.withLock { $0 })
+            #expect(try JSONValue(parsing: Data(contentsOf: url)) == ["token": "block-download"])
+            try? FileManager.default.removeItem(at: url)
+            #expect(server.requestsReceived(forPath: "/bearer/block-download") == 2)
+        }
+    }
+
     @Test func cancellingDuringTheDelayEndsTheTask() async throws {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()

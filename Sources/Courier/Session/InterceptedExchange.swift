@@ -186,6 +186,53 @@ extension URLSessionManager {
         return task
     }
 
+    /// ``uploadTask(with:from:progress:completionHandler:)`` with an interceptor for this task
+    /// only (after the manager's ``interceptor``); the `Data` body is sent again on a retry. Not resumed.
+    @discardableResult
+    public func uploadTask(
+        with request: URLRequest,
+        from bodyData: Data,
+        interceptor: (any RequestInterceptor)?,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil
+    ) -> UploadTask {
+        let task = uploadTask(with: request, from: bodyData, progress: progress, completionHandler: completionHandler)
+        task.snapshot.withLock { $0.interceptor = interceptor }
+        return task
+    }
+
+    /// ``uploadTask(with:fromFile:progress:completionHandler:)`` with an interceptor for this
+    /// task only (after the manager's ``interceptor``); the file is read again from its start on
+    /// a retry. Not resumed.
+    @discardableResult
+    public func uploadTask(
+        with request: URLRequest,
+        fromFile fileURL: URL,
+        interceptor: (any RequestInterceptor)?,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)? = nil
+    ) -> UploadTask {
+        let task = uploadTask(with: request, fromFile: fileURL, progress: progress, completionHandler: completionHandler)
+        task.snapshot.withLock { $0.interceptor = interceptor }
+        return task
+    }
+
+    /// ``downloadTask(with:progress:destination:completionHandler:)`` with an interceptor for
+    /// this task only (after the manager's ``interceptor``). A retried attempt's file is removed;
+    /// only the last attempt's body is moved to `destination`. Not resumed.
+    @discardableResult
+    public func downloadTask(
+        with request: URLRequest,
+        interceptor: (any RequestInterceptor)?,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        destination: (@Sendable (URL, HTTPURLResponse) -> URL)? = nil,
+        completionHandler: (@Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void)? = nil
+    ) -> DownloadTask {
+        let task = downloadTask(with: request, progress: progress, destination: destination, completionHandler: completionHandler)
+        task.snapshot.withLock { $0.interceptor = interceptor }
+        return task
+    }
+
     /// ``data(for:)`` with an interceptor for this request only (after the manager's
     /// ``interceptor``): awaits the last attempt's response and the manager's serializer's
     /// object. Cancelling the awaiting Swift task cancels the request (and any retry).
