@@ -162,7 +162,13 @@ struct RequestCommand: AsyncParsableCommand {
                 {
                     shown.urlRequest.setValue(cookies, forHTTPHeaderField: "Cookie")
                 }
-                print(try await CurlCommandOutput.command(for: shown))
+                var command = try await CurlCommandOutput.command(for: shown)
+                if let proxy {
+                    // curl takes the same proxy URLs (http, socks5, socks5h); checked as for sending.
+                    _ = try Self.parseProxy(proxy)
+                    command += " --proxy " + CurlCommandOutput.quote(proxy)
+                }
+                print(command)
                 return
             }
             if more.offline {

@@ -21,6 +21,28 @@ struct CurlCLITests {
     }
 
     @Test(.enabled(if: curlInstalled, "curl is not installed"))
+    func curlKeepsTheProxy() async throws {
+        let socks = try await TestSOCKSProxyServer.start(credentials: ("ada", "secret"))
+        defer { Task { try await socks.shutdown() } }
+        try await TestServer.withRunning { server in
+            let proxy = "socks5h://ada:secret@127.0.0.1:\(socks.port)"
+            let url = "http://localhost:\(server.port)/anything/proxied"
+            let run = try await CourierProcess.run(["--curl", "--proxy", proxy, url])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.output.contains(" --proxy '\(proxy)'"), "\(run)")
+            #expect(socks.requests.isEmpty)
+            let echo = try JSONSerialization.jsonObject(with: Data(try Self.shell(run.output).utf8)) as? [String: Any]
+            #expect(echo?["method"] as? String == "GET")
+            #expect(socks.requests.map(\.host) == ["localhost"])
+            #expect(socks.requests.first?.username == "ada")
+
+            let bad = try await CourierProcess.run(["--curl", "--proxy", "ftp://127.0.0.1:1", url])
+            #expect(bad.status == 2, "\(bad)")
+            #expect(bad.errors.contains("--proxy"), "\(bad)")
+        }
+    }
+
+    @Test(.enabled(if: curlInstalled, "curl is not installed"))
     func curlPrintsACommandThatSendsTheSameRequest() async throws {
         try await TestServer.withRunning { server in
             let url = server.baseURL.absoluteString + "/anything/c?q=1"
