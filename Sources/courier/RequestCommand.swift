@@ -85,7 +85,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Send every request through this proxy: http://, socks5:// (names resolved here) or socks5h:// (names resolved by the proxy), with [user:password@]host:port. Without it, http_proxy, https_proxy, all_proxy and no_proxy apply as in curl (socks5:// and socks5h:// too; upper-case HTTP_PROXY is ignored).",
+            "Send every request through this proxy: http://, socks5:// (names resolved here) or socks5h:// (names resolved by the proxy), with [user:password@]host[:port] (port 1080 when none, as in curl). Without it, http_proxy, https_proxy, all_proxy and no_proxy apply as in curl (socks5:// and socks5h:// too; upper-case HTTP_PROXY is ignored).",
             valueName: "url"))
     var proxy: String?
 
@@ -445,19 +445,15 @@ struct RequestCommand: AsyncParsableCommand {
     /// `[scheme://][user:password@]host[:port]` → the engine's proxy setting, read as the
     /// library reads a proxy URL (``EngineProxy/init(url:)``: `http`, `socks5` with names
     /// resolved here, `socks5h` with names sent to the proxy; user and password
-    /// percent-decoded). A missing port is 80 for `http` (as before) and 1080 for SOCKS.
+    /// percent-decoded). A missing port is 1080, as in curl and in `http_proxy` and its kin.
     static func parseProxy(_ text: String) throws -> EngineProxy {
-        var proxy: EngineProxy
         do {
-            proxy = try EngineProxy(url: text)
+            return try EngineProxy(url: text)
         } catch {
             var reason = "\(error)"
             if case .invalidURL(let detail) = error { reason = detail }
             throw RequestBuildError(description: "--proxy: \(reason); expected [http|socks5|socks5h]://[user:password@]host:port")
         }
-        let withScheme = text.contains("://") ? text : "http://" + text
-        if proxy.kind == .http, URLComponents(string: withScheme)?.port == nil { proxy.port = 80 }
-        return proxy
     }
 
     private func makeManager(digestAuth: (user: String, password: String)?, cookieJar: HTTPCookieJar) throws
