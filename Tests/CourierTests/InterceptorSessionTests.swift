@@ -375,6 +375,24 @@ struct InterceptorSessionTests {
         }
     }
 
+    @Test func httpSessionManagerBlockTasksTakeAPerRequestInterceptor() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let recorder = CompletionRecorder()
+            let made = manager.dataTask(
+                httpMethod: "GET", urlString: "retry/block-verb?fail=2", parameters: ["a": "1"], headers: nil,
+                interceptor: RetryPolicy(exponentialBackoffScale: 0.01),
+                success: { _, object in recorder.handler(nil, object, nil) },
+                failure: { _, error in recorder.handler(nil, nil, error) })
+            let task = try #require(made)
+            task.resume()
+            await recorder.wait()
+            #expect(recorder.first?.error == nil)
+            #expect((recorder.first?.object as? JSONValue)?["attempts"]?.intValue == 3)
+            #expect(task.retryCount == 2)
+        }
+    }
+
     @Test func cancellingDuringTheDelayEndsTheTask() async throws {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()

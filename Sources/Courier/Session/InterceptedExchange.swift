@@ -261,3 +261,27 @@ extension URLSessionManager {
         }
     }
 }
+
+extension HTTPSessionManager {
+    /// ``dataTask(httpMethod:urlString:parameters:headers:uploadProgress:downloadProgress:success:failure:)``
+    /// with an interceptor for this task only (after the manager's ``URLSessionManager/interceptor``).
+    /// Not resumed; nil (with `failure` called) when the request can't be serialized.
+    @discardableResult
+    public func dataTask(
+        httpMethod method: String,
+        urlString: String,
+        parameters: Parameters?,
+        headers: [String: String]?,
+        interceptor: (any RequestInterceptor)?,
+        uploadProgress: (@Sendable (Progress) -> Void)? = nil,
+        downloadProgress: (@Sendable (Progress) -> Void)? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?,
+        failure: (@Sendable (DataTask?, any Error) -> Void)?
+    ) -> DataTask? {
+        let task = dataTask(
+            httpMethod: method, urlString: urlString, parameters: parameters, headers: headers,
+            uploadProgress: uploadProgress, downloadProgress: downloadProgress, success: success, failure: failure)
+        task?.snapshot.withLock { $0.interceptor = interceptor }
+        return task
+    }
+}
