@@ -202,4 +202,31 @@ struct SerializerInputTests {
             #expect(String(describing: html) == String(describing: expected))
         }
     }
+
+    @Test("a typed call with a built-in serializer reads the head: same values, same errors")
+    func typedSerializerCall() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let json = try await manager.get("json", serializer: JSONResponseSerializer())
+            #expect(json.status == .ok)
+            #expect(json.value?["slideshow"] != nil)
+            let text = try await manager.get("encoding/utf8", serializer: StringResponseSerializer())
+            #expect(text.value.contains("‾‾‾"))
+            let raw = try await manager.get("bytes/16", serializer: HTTPResponseSerializer())
+            #expect(raw.value?.count == 16)
+            do {
+                _ = try await manager.get("status/404", serializer: JSONResponseSerializer())
+                Issue.record("a 404 was accepted")
+            } catch let CourierError.unacceptableStatusCode(response, _, _) {
+                #expect(response.statusCode == 404)
+            }
+            do {
+                _ = try await manager.get("html", serializer: JSONResponseSerializer())
+                Issue.record("text/html was accepted")
+            } catch let CourierError.unacceptableContentType(mimeType, response, _) {
+                #expect(mimeType == "text/html")
+                #expect(response.mimeType == "text/html")
+            }
+        }
+    }
 }

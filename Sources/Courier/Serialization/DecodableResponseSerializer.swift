@@ -87,4 +87,8 @@ public final class DecodableResponseSerializer<T: Decodable & Sendable>: HTTPRes
     }
 }
 
-extension DecodableResponseSerializer: InputSerializing {}
+extension DecodableResponseSerializer: InputSerializing {
+    func responseObject(for input: SerializerInput?, data: Data?) throws(CourierError) -> T? {
+        try serialize(input, data: data).get(fallback: nil)
+    }
+}

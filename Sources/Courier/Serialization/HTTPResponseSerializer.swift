@@ -144,6 +144,11 @@ extension HTTPResponseSerializer: InputSerializing {
         SerializedResponse(object: .some(data), error: validation(input, data: data).error)
     }
 
+    func responseObject(for input: SerializerInput?, data: Data?) throws(CourierError) -> Data? {
+        if let error = validation(input, data: data).error { throw error }
+        return data
+    }
+
     /// As the default, without its dynamic cast: the data boxed as `Data?`, or nil.
     func serializeForTask(_ input: SerializerInput?, data: Data?) -> (object: (any Sendable)?, error: CourierError?) {
         (data.map { Optional.some($0) as any Sendable }, validation(input, data: data).error)

@@ -61,6 +61,10 @@ public final class JSONResponseSerializer: HTTPResponseSerializerWrapper {
 }
 
 extension JSONResponseSerializer: InputSerializing {
+    func responseObject(for input: SerializerInput?, data: Data?) throws(CourierError) -> JSONValue? {
+        try serialize(input, data: data).get(fallback: nil)
+    }
+
     /// As the default, without its dynamic cast: the value boxed as `JSONValue?`, or nil.
     func serializeForTask(_ input: SerializerInput?, data: Data?) -> (object: (any Sendable)?, error: CourierError?) {
         let result = serialize(input, data: data)

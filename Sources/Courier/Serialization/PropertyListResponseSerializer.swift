@@ -65,4 +65,8 @@ public final class PropertyListResponseSerializer: HTTPResponseSerializerWrapper
     }
 }
 
-extension PropertyListResponseSerializer: InputSerializing {}
+extension PropertyListResponseSerializer: InputSerializing {
+    func responseObject(for input: SerializerInput?, data: Data?) throws(CourierError) -> PropertyListValue? {
+        try serialize(input, data: data).get(fallback: nil)
+    }
+}

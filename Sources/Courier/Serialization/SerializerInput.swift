@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 /// What a response serializer reads of a response: the status code, the MIME type and text
 /// encoding exactly as `HTTPURLResponse` reports them, whether the response has a URL, and the
@@ -57,6 +58,9 @@ protocol InputSerializing: ResponseSerializer {
     /// AFN's validation and parsing, reading `input` (nil: no response).
     func serialize(_ input: SerializerInput?, data: Data?) -> SerializedResponse<Output>
 
+    /// ``ResponseSerializer/responseObject(for:data:)`` reading `input`: the object, or the error.
+    func responseObject(for input: SerializerInput?, data: Data?) throws(CourierError) -> Output
+
     /// ``serialize(_:data:)`` with the object as a completed task hands it out: erased, and nil
     /// for a nil wrapped in `Optional`s (``TaskDelegate/unwrapOptional(_:)``). The default
     /// unwraps dynamically; a serializer whose output type is known does it without a cast.
@@ -64,6 +68,12 @@ protocol InputSerializing: ResponseSerializer {
 }
 
 extension InputSerializing {
+    /// ``responseObject(for:data:)`` as `T` (the caller's view of ``ResponseSerializer/Output``,
+    /// for an existential); nil only if the output is not a `T`.
+    func responseObject<T>(for input: SerializerInput?, data: Data?, as type: T.Type) throws(CourierError) -> T? {
+        try responseObject(for: input, data: data) as? T
+    }
+
     func serializeForTask(_ input: SerializerInput?, data: Data?) -> (object: (any Sendable)?, error: CourierError?) {
         let result = serialize(input, data: data)
         return (TaskDelegate.unwrapOptional(result.object.map { $0 as any Sendable }), result.error)
@@ -74,5 +84,25 @@ extension InputSerializing {
     func serializeErased(_ input: SerializerInput?, data: Data?) -> SerializedResponse<any Sendable> {
         let result = serialize(input, data: data)
         return SerializedResponse(object: result.object.map { $0 as any Sendable }, error: result.error)
+    }
+}
+
+/// An `HTTPURLResponse` made on first use, then the same object: the memo a
+/// ``SerializerInput`` needs where there is no task to keep it on (the typed async calls).
+final class ResponseMadeOnce: Sendable {
+    private let make: @Sendable () -> HTTPURLResponse?
+    private let made = Mutex<HTTPURLResponse??>(nil)
+
+    init(_ make: @escaping @Sendable () -> HTTPURLResponse?) {
+        self.make = make
+    }
+
+    var response: HTTPURLResponse? {
+        made.withLock { made in
+            if let made { return made }
+            let response = make()
+            made = .some(response)
+            return response
+        }
     }
 }

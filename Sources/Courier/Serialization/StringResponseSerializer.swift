@@ -85,4 +85,8 @@ public final class StringResponseSerializer: HTTPResponseSerializerWrapper {
     }
 }
 
-extension StringResponseSerializer: InputSerializing {}
+extension StringResponseSerializer: InputSerializing {
+    func responseObject(for input: SerializerInput?, data: Data?) throws(CourierError) -> String {
+        try serialize(input, data: data).get(fallback: "")
+    }
+}

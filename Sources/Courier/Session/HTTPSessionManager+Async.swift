@@ -124,7 +124,8 @@ extension HTTPSessionManager {
 /// The result is an ``HTTPTypesResponse``: status and fields as swift-http-types'
 /// `HTTPResponse`, the final URL, the metrics and the value. A decoded call never makes an
 /// `HTTPURLResponse` when the response is valid (one is made only for the error of an invalid
-/// one, which carries it); a `serializer:` call makes one, because
+/// one, which carries it); neither does a `serializer:` call with a built-in serializer (its
+/// validation reads the head), while any other serializer is handed one, because
 /// ``ResponseSerializer/responseObject(for:data:)`` takes it. `task.response` still makes one
 /// lazily for anyone who reads it.
 ///
@@ -436,7 +437,8 @@ extension URLSessionManager {
     }
 
     /// Sends `request` and returns what `serializer` makes of the response (for this call
-    /// only; it is handed an `HTTPURLResponse` made for it).
+    /// only; a serializer of yours is handed an `HTTPURLResponse` made for it, a built-in one
+    /// reads the response head and needs one only for an error).
     /// - Throws: the transport error, or the serializer's.
     public func response<S: ResponseSerializer>(
         for request: URLRequest, serializer: S, interceptor: (any RequestInterceptor)? = nil
@@ -454,9 +456,20 @@ extension URLSessionManager.HeadOnlyOutcome {
         try HTTPResponseSerializer().validate(ResponseHeadBridge.makeResponse(head, url: url), data: data)
     }
 
-    /// What `serializer` makes of the body, given an `HTTPURLResponse` made for it; an error
+    /// What `serializer` makes of the body: a built-in serializer reads the head (an
+    /// `HTTPURLResponse` is made only for an error it throws), any other is given one; an error
     /// that is not a ``CourierError`` becomes ``CourierError/responseSerializationFailed(reason:response:data:underlying:)``.
     func serialized<S: ResponseSerializer>(by serializer: S) throws -> S.Output {
+        // A built-in serializer reads the head: an HTTPURLResponse is made only for an error.
+        if let builtIn = serializer as? any InputSerializing {
+            let (head, url) = (self.head, self.url)
+            let once = ResponseMadeOnce { ResponseHeadBridge.makeResponse(head, url: url) }
+            if let input = ResponseHeadBridge.serializerInput(head, url: url, response: { once.response }),
+                let output = try builtIn.responseObject(for: input, data: data, as: S.Output.self)
+            {
+                return output
+            }
+        }
         let response = ResponseHeadBridge.makeResponse(head, url: url)
         do {
             return try serializer.responseObject(for: response, data: data)
