@@ -80,6 +80,45 @@ struct InterceptorDownloadRetryTests {
         }
     }
 
+    /// Sends retries to another URL (the test server's `/status/503` always fails; `/range`
+    /// serves ranges).
+    struct RetriesGoTo: RequestInterceptor {
+        let url: URL
+        func adapt(_ request: URLRequest, for task: SessionTask) async throws -> URLRequest {
+            guard task.retryCount > 0 else { return request }
+            var request = request
+            request.url = url
+            return request
+        }
+    }
+
+    @Test func aResumedDownloadAnswered503IsRetriedAndItsPartialFileKept() async throws {
+        try await TestServer.withRunning { server in
+            let total = 100_000
+            let file = try DownloadResumeTests.temporaryFile(DownloadResumeTests.rangeBytes(40_000))
+            defer { try? FileManager.default.removeItem(at: file) }
+            let manager = URLSessionManager()
+            manager.interceptor = Interceptor([
+                RetryPolicy(exponentialBackoffScale: 0.01), RetriesGoTo(url: server.sessionURL("/range/\(total)")),
+            ])
+            var resumeData = DownloadResumeData(request: URLRequest(url: server.sessionURL("/status/503")), partialFileURL: file)
+            resumeData.allowsResumeWithoutValidator = true
+            let recorder = CompletionRecorder()
+            let task = manager.downloadTask(
+                withResumeData: resumeData, destination: { _, _ in file },
+                completionHandler: { response, url, error in recorder.handler(response, url, error) })
+            task.resume()
+            await recorder.wait()
+            let call = try #require(recorder.first)
+            #expect(call.error == nil)
+            #expect(call.response?.statusCode == 206)
+            #expect(task.retryCount == 1)
+            #expect(server.requestsReceived(forPath: "/status/503") == 1)
+            // The 503's body went to a file of its own (removed); the partial file was appended to.
+            #expect(try Data(contentsOf: file) == DownloadResumeTests.rangeBytes(total))
+        }
+    }
+
     @Test func aDownloadThatIsNotRetriedStillLandsItsBody() async throws {
         // No interceptor: the 503 body is the download (AFNetworking's behaviour), unchanged.
         try await TestServer.withRunning { server in
