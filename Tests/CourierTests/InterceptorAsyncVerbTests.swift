@@ -175,6 +175,38 @@ struct InterceptorAsyncVerbTests {
         }
     }
 
+    @Test func streamsTakeAPerCallInterceptor() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let bearer = HeaderInterceptor(name: "Authorization", value: "Bearer streamed")
+            // Adapted: the server sees the token.
+            let (response, body) = try await manager.bytes(for: URLRequest(url: server.sessionURL("/bearer/streamed")), interceptor: bearer)
+            #expect(response.statusCode == 200)
+            var data = Data()
+            for try await chunk in body { data.append(chunk) }
+            #expect(try JSONValue(parsing: data) == ["token": "streamed"])
+
+            // Retried while no head has arrived (a connection closed before any byte). A new
+            // manager each time: on a reused connection the engine itself retries such a close once.
+            let retry = RetryPolicy(exponentialBackoffScale: 0.01)
+            let authority = "127.0.0.1:\(server.port)"
+            let typed = try await URLSessionManager().stream(
+                for: HTTPRequest(method: .get, scheme: "http", authority: authority, path: "/retry/stream-close?fail=1&mode=close"),
+                interceptor: retry)
+            #expect(typed.status == .ok)
+            #expect(typed.body.task?.retryCount == 1)
+            let uploaded = try await URLSessionManager().stream(
+                for: HTTPRequest(method: .put, scheme: "http", authority: authority, path: "/retry/stream-put?fail=1&mode=close"),
+                uploading: .data(Data("hello".utf8)), interceptor: retry)
+            #expect(uploaded.status == .ok)
+            #expect(uploaded.body.task?.retryCount == 1)
+            let viaPath = try await HTTPSessionManager(baseURL: server.baseURL).stream("retry/stream-path?fail=1&mode=close", interceptor: retry)
+            #expect(viaPath.status == .ok)
+            #expect(viaPath.body.task?.retryCount == 1)
+            #expect(server.requestsReceived(forPath: "/retry/stream-path") == 2)
+        }
+    }
+
     @Test func anAdaptErrorOnAnAsyncVerbThrowsThatError() async throws {
         try await TestServer.withRunning { server in
             let manager = HTTPSessionManager(baseURL: server.baseURL)

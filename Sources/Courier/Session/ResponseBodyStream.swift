@@ -7,7 +7,7 @@ public import HTTPTypes
 import NIOCore
 import Synchronization
 
-/// The body of a response from ``URLSessionManager/bytes(for:body:)``: an async sequence of `Data`
+/// The body of a response from ``URLSessionManager/bytes(for:body:interceptor:)``: an async sequence of `Data`
 /// chunks as they arrive, never gathered in memory.
 ///
 /// Backpressure: when more than ``highWatermark`` bytes wait unread, the session stops reading
@@ -30,7 +30,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         /// Nothing yet; the continuation of ``waitForHead()`` when it waits.
         case waiting(CheckedContinuation<Void, any Error>?)
         /// Arrived before anyone waited (the task holds it; an `HTTPURLResponse` is made
-        /// from it only for ``URLSessionManager/bytes(for:body:)``).
+        /// from it only for ``URLSessionManager/bytes(for:body:interceptor:)``).
         case arrived
         /// The task failed before a head arrived, before anyone waited.
         case failed(any Error)
@@ -213,9 +213,14 @@ extension URLSessionManager {
     ///   - request: the request; its `httpBody` or `httpBodyStream` is sent unless `body` is given.
     ///   - body: a body to send instead (an engine ``CourierEngine/RequestBody``, e.g.
     ///     `.file(path:)` to upload a file streamed from disk). Default nil.
+    ///   - interceptor: adapts each attempt and decides retries for this request only, after
+    ///     the manager's ``URLSessionManager/interceptor`` (default nil). A streamed task is
+    ///     retried only while no response head has arrived (the head is the caller's at once).
     /// - Throws: the task's error (a ``CourierError``) when it fails before the head.
-    public func bytes(for request: URLRequest, body: RequestBody? = nil) async throws -> (HTTPURLResponse, ResponseBodyStream) {
-        let stream = try await startStream(request, body: body)
+    public func bytes(for request: URLRequest, body: RequestBody? = nil, interceptor: (any RequestInterceptor)? = nil) async throws
+        -> (HTTPURLResponse, ResponseBodyStream)
+    {
+        let stream = try await startStream(request, body: body, interceptor: interceptor)
         guard let response = stream.task?.response else {
             stream.cancel()
             throw CourierError.connectionLost(url: request.url, reason: "no response head")
@@ -225,7 +230,9 @@ extension URLSessionManager {
 
     /// Starts a streaming task and returns the caller's face of its body once the final head
     /// is on the task. Makes no `HTTPURLResponse` (the task is head-only: no serializer runs).
-    func startStream(_ request: URLRequest, body: RequestBody?, taskDescription: String? = nil) async throws -> ResponseBodyStream {
+    func startStream(
+        _ request: URLRequest, body: RequestBody?, taskDescription: String? = nil, interceptor: (any RequestInterceptor)? = nil
+    ) async throws -> ResponseBodyStream {
         let stream = ResponseBodyStream()
         let queue = processingQueue
         let setup = TaskSetup(
@@ -237,6 +244,7 @@ extension URLSessionManager {
             { DataTask(taskIdentifier: $0, request: request) }, kind: .stream(stream), body: body ?? Self.body(of: request), setup: setup)
         stream.attach(task)
         if let taskDescription { task.taskDescription = taskDescription }
+        if let interceptor { task.snapshot.withLock { $0.interceptor = interceptor } }
         let callers = stream.callersFace()
         task.resume()
         if Task.isCancelled { task.cancel() }
@@ -252,7 +260,7 @@ extension URLSessionManager {
 /// and bodies of any size.
 extension URLSessionManager {
     /// Sends `request` with `body` and returns at the final response head; see
-    /// ``bytes(for:body:)`` for what applies. ``HTTPTypesResponse/metrics`` is nil (the
+    /// ``bytes(for:body:interceptor:)`` for what applies. ``HTTPTypesResponse/metrics`` is nil (the
     /// exchange is still running; ``ResponseBodyStream/task`` has them at the end).
     ///
     /// ```swift
@@ -260,13 +268,17 @@ extension URLSessionManager {
     /// let feed = try await manager.stream(for: request)
     /// for try await event in feed.body.events { print(event.data) }
     /// ```
+    /// - Parameter interceptor: for this request only, after the manager's (default nil); see
+    ///   ``bytes(for:body:interceptor:)``.
     /// - Throws: ``CourierError/requestSerializationFailed(_:)`` for a request without scheme
     ///   or authority; the task's error when it fails before the head. Any status is returned.
-    public func stream(for request: HTTPRequest, body: Data? = nil) async throws -> HTTPTypesResponse<ResponseBodyStream> {
-        try await streamed(ResponseHeadBridge.urlRequest(from: request, body: body), body: nil)
+    public func stream(for request: HTTPRequest, body: Data? = nil, interceptor: (any RequestInterceptor)? = nil) async throws
+        -> HTTPTypesResponse<ResponseBodyStream>
+    {
+        try await streamed(ResponseHeadBridge.urlRequest(from: request, body: body), body: nil, interceptor: interceptor)
     }
 
-    /// ``stream(for:body:)`` with the request body (nil for none) streamed from an engine ``CourierEngine/RequestBody``
+    /// ``stream(for:body:interceptor:)`` with the request body (nil for none) streamed from an engine ``CourierEngine/RequestBody``
     /// (``CourierEngine/RequestBody/sequence(_:length:)`` for an async sequence of chunks, with
     /// backpressure; `.file(path:)`; `.data(_:)`): streaming both ways. The body's length, when
     /// known, becomes `Content-Length` (a `Content-Length` field in `request` is ignored);
@@ -283,18 +295,22 @@ extension URLSessionManager {
     /// - Parameter taskDescription: set as the task's ``SessionTask/taskDescription`` before it
     ///   starts (instead of the manager's tag that every task gets), so hooks and monitors
     ///   (metrics, completion) can tell the task apart. Default nil: the manager's tag.
-    /// - Throws: as ``stream(for:body:)``.
-    public func stream(for request: HTTPRequest, uploading body: RequestBody?, taskDescription: String? = nil) async throws
-        -> HTTPTypesResponse<ResponseBodyStream>
-    {
-        try await streamed(ResponseHeadBridge.urlRequest(from: request, body: nil), body: body, taskDescription: taskDescription)
+    /// - Parameter interceptor: for this request only, after the manager's (default nil); a
+    ///   single-pass body is never retried.
+    /// - Throws: as ``stream(for:body:interceptor:)``.
+    public func stream(
+        for request: HTTPRequest, uploading body: RequestBody?, taskDescription: String? = nil, interceptor: (any RequestInterceptor)? = nil
+    ) async throws -> HTTPTypesResponse<ResponseBodyStream> {
+        try await streamed(
+            ResponseHeadBridge.urlRequest(from: request, body: nil), body: body, taskDescription: taskDescription,
+            interceptor: interceptor)
     }
 
-    /// ``bytes(for:body:)`` with the head as `HTTPResponse`.
-    func streamed(_ request: URLRequest, body: RequestBody?, taskDescription: String? = nil) async throws
-        -> HTTPTypesResponse<ResponseBodyStream>
-    {
-        let stream = try await startStream(request, body: body, taskDescription: taskDescription)
+    /// ``bytes(for:body:interceptor:)`` with the head as `HTTPResponse`.
+    func streamed(
+        _ request: URLRequest, body: RequestBody?, taskDescription: String? = nil, interceptor: (any RequestInterceptor)? = nil
+    ) async throws -> HTTPTypesResponse<ResponseBodyStream> {
+        let stream = try await startStream(request, body: body, taskDescription: taskDescription, interceptor: interceptor)
         guard let (head, url) = stream.task?.snapshot.withLock({ state in state.head.flatMap { head in state.responseURL.map { (head, $0) } } })
         else {
             stream.cancel()
@@ -311,7 +327,7 @@ extension URLSessionManager {
 
 extension HTTPSessionManager {
     /// `method` (default GET) on `urlString` through ``requestSerializer``, returning at the
-    /// final response head with the body to stream; see ``URLSessionManager/stream(for:body:)``.
+    /// final response head with the body to stream; see ``URLSessionManager/stream(for:body:interceptor:)``.
     ///
     /// ```swift
     /// let poll = try await manager.stream("drip", parameters: ["duration": 5, "numbytes": 5])
@@ -321,9 +337,12 @@ extension HTTPSessionManager {
     /// - Throws: ``CourierError/requestSerializationFailed(_:)`` for a bad URL or parameters;
     ///   the task's error when it fails before the head. Any status is returned.
     public func stream(
-        _ urlString: String, method: String = "GET", parameters: Parameters? = nil, headers: [String: String]? = nil
+        _ urlString: String, method: String = "GET", parameters: Parameters? = nil, headers: [String: String]? = nil,
+        interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<ResponseBodyStream> {
-        try await streamed(makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers), body: nil)
+        try await streamed(
+            makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers), body: nil,
+            interceptor: interceptor)
     }
 }
 
