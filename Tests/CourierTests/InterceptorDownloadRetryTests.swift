@@ -20,8 +20,11 @@ struct InterceptorDownloadRetryTests {
     static func leftovers(holding text: String) -> [URL] {
         let folder = FileManager.default.temporaryDirectory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasPrefix("CourierDownload-") }.map { folder.appendingPathComponent($0) }.filter {
-            (try? Data(contentsOf: $0)) == Data(text.utf8)
+        let expected = Data(text.utf8)
+        return names.filter { $0.hasPrefix("CourierDownload-") }.map { folder.appendingPathComponent($0) }.filter { file in
+            // Sized first: other suites' downloads in flight may be large.
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
+            return size == expected.count && (try? Data(contentsOf: file)) == expected
         }
     }
 
