@@ -5,7 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Writes a response to stdout as it arrives (``URLSessionManager/bytes(for:body:)``), so a
+/// Writes a response to stdout as it arrives (``URLSessionManager/bytes(for:body:interceptor:)``), so a
 /// body of any size passes through in bounded memory.
 ///
 /// - Raw output: every chunk is written as it comes. On a terminal, as HTTPie does when it

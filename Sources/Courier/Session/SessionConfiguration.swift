@@ -82,7 +82,7 @@ public struct SessionConfiguration: Sendable {
     /// fails once more bytes than this have arrived (after decompression). Either way the task
     /// fails with ``CourierError/responseBodyTooLarge(url:limit:contentLength:received:)`` and
     /// the transfer is cancelled, so no further bytes are read. Download tasks (which write to
-    /// a file) and ``URLSessionManager/bytes(for:body:)`` (which streams) are not limited.
+    /// a file) and ``URLSessionManager/bytes(for:body:interceptor:)`` (which streams) are not limited.
     public var maximumResponseBodySize: Int64? = Self.defaultMaximumResponseBodySize
     /// The default of ``maximumResponseBodySize``: 64 MiB.
     public static let defaultMaximumResponseBodySize: Int64 = 64 << 20
