@@ -18,15 +18,15 @@ struct EngineHTTP2BackpressureTests {
         return configuration
     }
 
-    /// Samples `value` every 200 ms until it stayed the same for a second (nil if it never
-    /// settled within 40 s: the hang bound).
+    /// Samples `value` every 200 ms until it stayed the same, above zero, for a second (nil if
+    /// it never settled within 120 s: the hang bound).
     private func waitUntilStable(_ value: () -> Int64) async -> Int64? {
         var last: Int64 = -1
         var stable = 0
-        for _ in 0..<200 where stable < 5 {
+        for _ in 0..<600 where stable < 5 {
             try? await Task.sleep(for: .milliseconds(200))
             let now = value()
-            stable = now == last ? stable + 1 : 0
+            stable = now == last && now > 0 ? stable + 1 : 0
             last = now
         }
         return stable >= 5 ? last : nil
@@ -152,7 +152,7 @@ struct EngineHTTP2BackpressureTests {
             task.cancel()
             await recorder.waitForEnd()
             #expect(recorder.failure == .cancelled)
-            #expect(await eventually { producerEnded.withLock { $0 } })
+            #expect(await eventually(within: 120) { producerEnded.withLock { $0 } })
             // The connection is fine for other streams.
             let other = try await engine.collect(EngineRequest(url: URL(string: "https://localhost:\(server.port)/get")!))
             #expect(other.head.status == .ok)
