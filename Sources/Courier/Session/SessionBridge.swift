@@ -108,15 +108,26 @@ enum SessionBridge {
         _ head: HTTPResponseHead, url: URL, response: @escaping @Sendable () -> HTTPURLResponse?
     ) -> SerializerInput? {
         var contentType: String?
-        for (name, value) in head.headers where name.utf8.count == 12 && name.lowercased() == "content-type" {
+        for (name, value) in head.headers where isContentType(name) {
             guard contentType == nil else { return nil }  // repeated: Foundation's pick depends on dictionary order
             contentType = value
         }
         var mimeType: String?
         var textEncodingName: String?
         if let contentType {
-            guard contentType.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
-            else { return nil }
+            var hasParameters = false
+            var isLowercase = true
+            for byte in contentType.utf8 {
+                guard byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return nil }
+                if byte == UInt8(ascii: ";") { hasParameters = true }
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { isLowercase = false }
+            }
+            // The common `type/subtype` with nothing to change: the value itself, no copy.
+            guard hasParameters || !isLowercase else {
+                return SerializerInput(
+                    statusCode: Int(head.status.code), mimeType: contentType, textEncodingName: nil, hasURL: true,
+                    response: response)
+            }
             let parts = contentType.split(separator: ";", omittingEmptySubsequences: false)
             mimeType = parts[0].lowercased()
             for part in parts.dropFirst() {
@@ -129,6 +140,15 @@ enum SessionBridge {
         return SerializerInput(
             statusCode: Int(head.status.code), mimeType: mimeType, textEncodingName: textEncodingName, hasURL: true,
             response: response)
+    }
+
+    /// Whether a field name is `Content-Type`, in any case (without making a lowercased copy).
+    private static func isContentType(_ name: String) -> Bool {
+        let expected = "content-type".utf8
+        guard name.utf8.count == expected.count else { return false }
+        return zip(name.utf8, expected).allSatisfy { byte, lower in
+            byte == lower || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == lower)
+        }
     }
 
     /// `text` without leading and trailing spaces and tabs (`CharacterSet.whitespaces` on ASCII).

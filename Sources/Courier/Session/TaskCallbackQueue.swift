@@ -75,6 +75,19 @@ final class TaskCallbackQueue: Sendable {
         setReadingPaused: @escaping @Sendable (Bool) -> Void,
         to handle: @escaping @Sendable (EngineEvent) -> Void
     ) {
+        // Nothing queued or being handled, and reading not held back: handle it here and now,
+        // without queueing a job (the common case of an awaited small request: its head, body
+        // and end each arrive to an idle queue). A body chunk needs no backlog accounting then:
+        // it would be counted and uncounted around this very call.
+        if inline, state.withLock({ state in
+            guard !state.draining, state.pending.isEmpty, state.pausedAt == 0 else { return false }
+            state.draining = true
+            return true
+        }) {
+            handle(event)
+            drain(inline: true)  // what arrived meanwhile (re-entrantly or from another thread)
+            return
+        }
         guard case .bodyPart(let buffer) = event else {
             enqueue(Job(run: { handle(event) }, inline: inline))
             return
