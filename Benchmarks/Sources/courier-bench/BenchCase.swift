@@ -41,6 +41,10 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument 
     /// the same tasks, no `HTTPURLResponse` made. Small GETs only (its transfers are the
     /// session's).
     case courierSessionHTTPTypes = "courier-session-http-types"
+    /// The session layer's typed async shape (`URLSessionManager.response(for:serializer:)`
+    /// with `HTTPResponseSerializer`): the same validation as `courier-session`, the result as
+    /// swift-http-types values, no `HTTPURLResponse` made for a valid response. Small GETs only.
+    case courierSessionTyped = "courier-session-typed"
     case asyncHTTPClient = "async-http-client"
     case urlSession = "urlsession"
     /// Reference: curl's CLI (one process per run; sequential-small from a `-K` file of N URLs
@@ -57,7 +61,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument 
     func supports(_ benchCase: BenchCase) -> Bool {
         switch self {
         case .curl: return benchCase != .concurrentSmall
-        case .wrk, .courierSessionHTTPTypes: return benchCase.isRequestRate
+        case .wrk, .courierSessionHTTPTypes, .courierSessionTyped: return benchCase.isRequestRate
         default: return true
         }
     }

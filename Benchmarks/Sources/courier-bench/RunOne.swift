@@ -77,6 +77,7 @@ struct RunOne: AsyncParsableCommand {
         case .courierEngine: client = try CourierEngineClient(connections: connections)
         case .courierSession: client = CourierSessionClient(connections: connections)
         case .courierSessionHTTPTypes: client = CourierSessionHTTPTypesClient(connections: connections)
+        case .courierSessionTyped: client = CourierSessionTypedClient(connections: connections)
         case .asyncHTTPClient: client = AsyncHTTPClientClient(connections: connections)
         case .urlSession: client = URLSessionClient(connections: connections)
         case .curl, .wrk: throw ValidationError("\(self.client.rawValue) is a reference client")
