@@ -46,7 +46,9 @@ struct EngineCancellationTests {
         try await withEngine { engine, server in
             let recorder = EventRecorder()
             let task = engine.execute(EngineRequest(url: server.url("/fault/no-response"))) { recorder.record($0) }
-            try await Task.sleep(for: .milliseconds(200))
+            // On the wire, not still queued: a request cancelled before its connection is up
+            // leaves that new connection idle in the pool (so 200 ms was too short under load).
+            #expect(await eventually(within: 120) { server.requestsReceived(forPath: "/fault/no-response") == 1 })
             task.cancel()
             await recorder.waitForEnd()
             #expect(recorder.failure == .cancelled)
