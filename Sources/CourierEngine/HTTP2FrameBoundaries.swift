@@ -21,14 +21,28 @@ struct HTTP2FrameBoundaries {
     /// The lengths of the slices `buffer`'s readable bytes are cut into (they add up to its
     /// readable bytes; none is empty), given the frames before it.
     mutating func sliceLengths(of buffer: ByteBuffer, target: Int) -> [Int] {
-        let count = buffer.readableBytes
         var lengths: [Int] = []
+        sliceLengths(of: buffer, target: target, into: &lengths)
+        return lengths
+    }
+
+    /// ``sliceLengths(of:target:)`` into an array the caller reuses (emptied first).
+    mutating func sliceLengths(of buffer: ByteBuffer, target: Int, into lengths: inout [Int]) {
+        lengths.removeAll(keepingCapacity: true)
+        let count = buffer.readableBytes
         var offset = 0
         var sliceStart = 0
         // Where the last whole frame in the slice being built ended (== sliceStart: none yet).
         var lastFrameEnd = 0
         while offset < count {
-            if remaining == 0 {
+            if remaining == 0, header.isEmpty, count - offset >= Self.headerSize,
+                let high = buffer.getInteger(at: buffer.readerIndex + offset, as: UInt8.self),
+                let low = buffer.getInteger(at: buffer.readerIndex + offset + 1, as: UInt16.self)
+            {
+                // A whole header in this read (the usual case): no copy of its bytes.
+                offset += Self.headerSize
+                remaining = Int(high) << 16 | Int(low)
+            } else if remaining == 0 {
                 let wanted = min(Self.headerSize - header.count, count - offset)
                 if let bytes = buffer.getBytes(at: buffer.readerIndex + offset, length: wanted) {
                     header.append(contentsOf: bytes)
@@ -63,6 +77,5 @@ struct HTTP2FrameBoundaries {
         if count > sliceStart {
             lengths.append(count - sliceStart)
         }
-        return lengths
     }
 }

@@ -23,14 +23,18 @@ final class HTTP2ReadSlicer: ChannelInboundHandler, RemovableChannelHandler {
     static let targetSlice = 16_384
 
     private var boundaries = HTTP2FrameBoundaries()
+    /// The current read's slice lengths (kept to reuse its storage).
+    private var lengths: [Int] = []
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
-        let lengths = boundaries.sliceLengths(of: buffer, target: Self.targetSlice)
+        boundaries.sliceLengths(of: buffer, target: Self.targetSlice, into: &lengths)
         if lengths.count <= 1 {
             context.fireChannelRead(data)
             return
         }
+        // A local copy (no allocation): a re-entrant read would get its own.
+        let lengths = self.lengths
         for length in lengths {
             guard let slice = buffer.readSlice(length: length) else { return }
             context.fireChannelRead(wrapInboundOut(slice))
