@@ -173,6 +173,9 @@ extension ConnectionFactory {
             }
             let promise = channel.eventLoop.makePromise(of: ConnectionSetupHandler.Negotiated.self)
             let timeout = channel.eventLoop.scheduleTask(deadline: deadline) {
+                // Recorded first: closing the channel makes the setup handler record "closed
+                // during setup", and the recorded error is the one the caller gets.
+                if setupErrorBox.value == nil { setupErrorBox.set(.timedOut(.connect)) }
                 promise.fail(EngineError.timedOut(.connect))
                 channel.close(promise: nil)
             }

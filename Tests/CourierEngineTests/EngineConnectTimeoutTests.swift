@@ -26,3 +26,32 @@ struct EngineConnectTimeoutTests {
         try await listener.close()
     }
 }
+
+/// A verifier that answers only after `delay`: the handshake waits for it.
+private struct SlowVerifier: ServerTrustVerifier {
+    let delay: Duration
+
+    func verify(chain: [[UInt8]], host: String) async -> ServerTrustDecision {
+        try? await Task.sleep(for: delay)
+        return .trust
+    }
+}
+
+@Suite("HTTPEngine connect timeout while the chain is judged")
+struct EngineVerifierTimeoutTests {
+    /// The connect deadline covers the handshake, the verifier's time included; running out of
+    /// it is a connect timeout, not "the connection closed during setup" (which is what closing
+    /// the timed-out channel used to leave behind as the setup error).
+    @Test(arguments: [EngineConfiguration.HTTPVersionPolicy.automatic, .http1Only])
+    func aVerifierSlowerThanTheConnectTimeoutIsAConnectTimeout(_ policy: EngineConfiguration.HTTPVersionPolicy) async throws {
+        var configuration = EngineConfiguration()
+        configuration.connectTimeout = .milliseconds(300)
+        configuration.httpVersion = policy
+        configuration.tls.verifier = SlowVerifier(delay: .seconds(5))
+        try await withEngine(server: .init(tls: .valid), engine: configuration) { engine, server in
+            let url = try #require(URL(string: "https://localhost:\(server.port)/get"))
+            let error = await engineError { _ = try await engine.collect(EngineRequest(url: url)) }
+            #expect(error == .timedOut(.connect))
+        }
+    }
+}
