@@ -203,6 +203,28 @@ struct SerializerInputTests {
         }
     }
 
+    @Test("a multipart POST through the block API whose blocks don't read task.response makes no HTTPURLResponse")
+    func blockMultipartMakesNoResponse() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let recorder = CompletionRecorder()
+            let task = manager.post(
+                "post", parameters: ["a": "1"], headers: nil,
+                constructingBody: { form in
+                    form.appendPart(fileData: Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain")
+                },
+                progress: nil,
+                success: { _, object in recorder.handler(nil, object, nil) },
+                failure: { _, error in recorder.handler(nil, nil, error) })
+            await recorder.wait()
+            #expect(recorder.first?.error == nil)
+            #expect((recorder.first?.object as? JSONValue)?["files"] != nil)
+            #expect(built(task) == 0)
+            #expect(task?.response?.statusCode == 200)
+            #expect(built(task) == 1)
+        }
+    }
+
     @Test("a typed call with a built-in serializer reads the head: same values, same errors")
     func typedSerializerCall() async throws {
         try await TestServer.withRunning { server in

@@ -32,7 +32,8 @@ extension HTTPSessionManager {
         let box = TaskBox<UploadTask>()
         let task = uploadTask(
             withStreamedRequest: multipart.urlRequest, body: multipart.makeRequestBody(),
-            bodyFactory: { multipart.makeRequestBody() }, progress: progress
+            bodyFactory: { multipart.makeRequestBody() }, progress: progress,
+            completionReadsResponse: false  // the blocks get the task: no HTTPURLResponse unless read
         ) { _, object, error in
             guard let task = box.task else { return }
             if let error { failure?(task, error) } else { success?(task, object) }

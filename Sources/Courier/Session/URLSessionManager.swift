@@ -299,19 +299,21 @@ public class URLSessionManager: @unchecked Sendable {
     }
 
     /// The streamed upload, with a factory that makes the body again when a redirect (307,
-    /// 308) or an authentication retry must resend it.
+    /// 308) or an authentication retry must resend it. `completionReadsResponse`: see
+    /// ``TaskSetup/completionReadsResponse`` (false for AFNetworking's success and failure blocks).
     func uploadTask(
         withStreamedRequest request: URLRequest,
         body: RequestBody?,
         bodyFactory: (@Sendable () -> RequestBody?)?,
         progress: (@Sendable (Progress) -> Void)?,
+        completionReadsResponse: Bool = true,
         completionHandler: (@Sendable (HTTPURLResponse?, (any Sendable)?, (any Error)?) -> Void)?
     ) -> UploadTask {
         let streamed = body ?? Self.body(of: request)
+        var setup = TaskSetup(uploadProgress: progress, completion: completionHandler, bodyFactory: bodyFactory)
+        setup.completionReadsResponse = completionReadsResponse
         return register(
-            { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload,
-            body: streamed,
-            setup: TaskSetup(uploadProgress: progress, completion: completionHandler, bodyFactory: bodyFactory))
+            { UploadTask(taskIdentifier: $0, request: request) }, kind: .upload, body: streamed, setup: setup)
     }
 
     /// A task that streams the response body to a temporary file, then moves it to
