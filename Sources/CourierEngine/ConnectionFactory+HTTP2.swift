@@ -46,15 +46,10 @@ extension ConnectionFactory {
         deadline: NIODeadline
     ) async throws(EngineError) -> EstablishedConnection {
         let remaining = deadline - .now()
-        let decompression: (maximumSize: Int, ratio: Int)?
-        switch configuration.decompression {
-        case .disabled: decompression = nil
-        case .enabled(let ratio, let maximumSize): decompression = (maximumSize, ratio)
-        }
+        let decompression = decompressionLimits
         let useTLS = key.scheme == .https
         let sslContext = self.sslContext
         let verifier = configuration.tls.verifier
-        let serverHostname: String? = (try? SocketAddress(ipAddress: key.host, port: 0)) == nil ? key.host : nil
         let host = key.host
         let port = key.port
         let setupErrorBox = SetupErrorBox()
@@ -64,36 +59,20 @@ extension ConnectionFactory {
         let windowSize = max(65_535, configuration.http2StreamWindowSize)
         let streamCap = configuration.maximumConcurrentStreamsPerConnection
 
-        let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(remaining)
-            .resolver(PreResolvedAddresses(addresses: addresses, eventLoop: group.any()))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                do {
-                    let sync = channel.pipeline.syncOperations
+        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining)
+            .channelInitializer(
+                Self.pipelineInitializer { channel, sync in
                     let setup = ConnectionSetupHandler(host: host, setupErrorBox: setupErrorBox, priorKnowledge: !useTLS) {
                         negotiated, context in
                         let sync = context.pipeline.syncOperations
                         switch negotiated {
                         case .http1:
-                            try sync.addHandler(HTTPRequestEncoder())
-                            let reasonPhrases = ReasonPhraseRecorder()  // the decoder drops the server's phrase
-                            try sync.addHandler(reasonPhrases)
-                            try sync.addHandler(
-                                ByteToMessageHandler(
-                                    HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
-                                )
-                            )
-                            if let decompression {
-                                try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(decompression.ratio)))
-                            }
                             let handler = HTTP1ConnectionHandler(
                                 host: host,
                                 decompressionMaximumSize: decompression?.maximumSize,
                                 setupErrorBox: setupErrorBox
                             )
-                            handler.reasonPhrases = reasonPhrases
-                            try sync.addHandler(handler)
+                            try Self.addHTTP1Handlers(sync, handler: handler, decompressionRatio: decompression?.ratio)
                         case .http2:
                             let observer = HTTP2ConnectionObserver(host: host, streamCap: streamCap)
                             observer.setup = context.handler as? ConnectionSetupHandler
@@ -118,82 +97,25 @@ extension ConnectionFactory {
                         sync, proxy: proxy, socksTarget: socksTarget, useTLS: useTLS, host: host, port: port,
                         setupErrorBox: setupErrorBox)
                     if useTLS, let sslContext {
-                        let tlsHandler: NIOSSLClientHandler
-                        if let verifier {
-                            let loopSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
-                            tlsHandler = try NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname) {
-                                certificates, promise in
-                                let chain = certificates.compactMap { try? $0.toDERBytes() }
-                                let eventLoop = channel.eventLoop
-                                Task {
-                                    let decision = await verifier.verify(chain: chain, host: host)
-                                    eventLoop.execute {
-                                        switch decision {
-                                        case .trust:
-                                            promise.succeed(.certificateVerified)
-                                        case .reject(let reason):
-                                            loopSetup.value.trustRejection = .serverTrustRejected(host: host, reason: reason)
-                                            promise.succeed(.failed)
-                                        }
-                                    }
-                                }
-                            }
-                        } else {
-                            tlsHandler = try NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname)
-                        }
-                        try sync.addHandler(tlsHandler)
+                        let loopSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
+                        try sync.addHandler(
+                            Self.makeTLSHandler(context: sslContext, verifier: verifier, host: host, channel: channel) {
+                                loopSetup.value.trustRejection = $0
+                            })
                     }
                     try sync.addHandler(setup)
-                    return channel.eventLoop.makeSucceededVoidFuture()
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-            }
+                })
 
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.connect(host: connectHost, port: connectPort).get()
-        } catch let error as ChannelError {
-            if case .connectTimeout = error { throw .timedOut(.connect) }
-            throw .cannotConnect(host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: Self.viaProxy(proxy, "\(error)"))
-        } catch {
-            throw .cannotConnect(
-                host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: Self.viaProxy(proxy, Self.describe(error)))
-        }
+        let channel = try await Self.openChannel(bootstrap, connectHost: connectHost, connectPort: connectPort, key: key)
 
         let tlsStart = Date()
         let baseInfo = info
-        let ready: EventLoopFuture<EstablishedConnection> = channel.eventLoop.flatSubmit {
-            let setup: ConnectionSetupHandler
-            do {
-                setup = try channel.pipeline.syncOperations.handler(type: ConnectionSetupHandler.self)
-            } catch {
-                return channel.eventLoop.makeFailedFuture(
-                    setupErrorBox.value ?? EngineError.connectionLost("the connection closed during setup"))
-            }
-            let promise = channel.eventLoop.makePromise(of: ConnectionSetupHandler.Negotiated.self)
-            let timeout = channel.eventLoop.scheduleTask(deadline: deadline) {
-                // Recorded first: closing the channel makes the setup handler record "closed
-                // during setup", and the recorded error is the one the caller gets.
-                if setupErrorBox.value == nil { setupErrorBox.set(.timedOut(.connect)) }
-                promise.fail(EngineError.timedOut(.connect))
-                channel.close(promise: nil)
-            }
-            promise.futureResult.whenComplete { _ in timeout.cancel() }
+        let ready = Self.withSetupHandler(ConnectionSetupHandler.self, on: channel, setupErrorBox: setupErrorBox) { setup in
+            let promise = Self.makeReadyPromise(
+                of: ConnectionSetupHandler.Negotiated.self, channel: channel, deadline: deadline, setupErrorBox: setupErrorBox)
             setup.waitUntilReady(promise: promise)
             return promise.futureResult.flatMapThrowing { negotiated -> EstablishedConnection in
-                let connectEnd = Date()
-                var info = baseInfo
-                info.connectEnd = connectEnd
-                if useTLS {
-                    info.secureConnectionStart = tlsStart
-                    info.secureConnectionEnd = connectEnd
-                    if let tls = try? channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) {
-                        info.tlsProtocolVersion = tls.tlsVersion.map(Self.describe)
-                    }
-                }
-                info.localAddress = .init(ip: channel.localAddress?.ipAddress, port: channel.localAddress?.port)
-                info.remoteAddress = .init(ip: channel.remoteAddress?.ipAddress, port: channel.remoteAddress?.port)
+                let info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
                 let sync = channel.pipeline.syncOperations
                 switch negotiated {
                 case .http1:
@@ -212,11 +134,6 @@ extension ConnectionFactory {
                 }
             }
         }
-        do {
-            return try await ready.get()
-        } catch {
-            channel.close(promise: nil)
-            throw setupErrorBox.value ?? EngineErrorMapping.map(error, host: key.host)
-        }
+        return try await Self.awaitReady(ready, channel: channel, setupErrorBox: setupErrorBox, host: key.host)
     }
 }

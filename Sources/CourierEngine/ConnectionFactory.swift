@@ -131,23 +131,10 @@ struct ConnectionFactory: Sendable {
                 deadline: deadline)
         }
         let remaining = deadline - .now()
-        let decompressionSize: Int?
-        let decompressor: NIOHTTPResponseDecompressor.Type?
-        let ratio: Int
-        switch configuration.decompression {
-        case .disabled:
-            decompressionSize = nil
-            decompressor = nil
-            ratio = 0
-        case .enabled(let maxRatio, let maximumSize):
-            decompressionSize = maximumSize
-            decompressor = NIOHTTPResponseDecompressor.self
-            ratio = maxRatio
-        }
+        let decompression = decompressionLimits
         let useTLS = key.scheme == .https
         let sslContext = self.sslContext
         let verifier = configuration.tls.verifier
-        let serverHostname: String? = (try? SocketAddress(ipAddress: key.host, port: 0)) == nil ? key.host : nil
         let host = key.host
         let setupErrorBox = SetupErrorBox()
         let proxy = key.proxy
@@ -158,16 +145,12 @@ struct ConnectionFactory: Sendable {
         }
         let port = key.port
 
-        let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(remaining)
-            .resolver(PreResolvedAddresses(addresses: addresses, eventLoop: group.any()))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                do {
-                    let sync = channel.pipeline.syncOperations
+        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining)
+            .channelInitializer(
+                Self.pipelineInitializer { channel, sync in
                     let handler = HTTP1ConnectionHandler(
                         host: host,
-                        decompressionMaximumSize: decompressionSize,
+                        decompressionMaximumSize: decompression?.maximumSize,
                         setupErrorBox: setupErrorBox,
                         absoluteFormProxy: absoluteFormProxy
                     )
@@ -175,114 +158,36 @@ struct ConnectionFactory: Sendable {
                         sync, proxy: proxy, socksTarget: socksTarget, useTLS: useTLS, host: host, port: port,
                         setupErrorBox: setupErrorBox)
                     if useTLS, let sslContext {
-                        let tlsHandler: NIOSSLClientHandler
-                        if let verifier {
-                            let loopHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
-                            tlsHandler = try NIOSSLClientHandler(
-                                context: sslContext,
-                                serverHostname: serverHostname
-                            ) { certificates, promise in
-                                let chain = certificates.compactMap { try? $0.toDERBytes() }
-                                let eventLoop = channel.eventLoop
-                                Task {
-                                    let decision = await verifier.verify(chain: chain, host: host)
-                                    eventLoop.execute {
-                                        switch decision {
-                                        case .trust:
-                                            promise.succeed(.certificateVerified)
-                                        case .reject(let reason):
-                                            loopHandler.value.trustRejection = .serverTrustRejected(
-                                                host: host,
-                                                reason: reason
-                                            )
-                                            promise.succeed(.failed)
-                                        }
-                                    }
-                                }
-                            }
-                        } else {
-                            tlsHandler = try NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname)
-                        }
-                        try sync.addHandler(tlsHandler)
+                        let loopHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                        try sync.addHandler(
+                            Self.makeTLSHandler(context: sslContext, verifier: verifier, host: host, channel: channel) {
+                                loopHandler.value.trustRejection = $0
+                            })
                     }
-                    try sync.addHandler(HTTPRequestEncoder())
-                    let reasonPhrases = ReasonPhraseRecorder()  // the decoder drops the server's phrase
-                    handler.reasonPhrases = reasonPhrases
-                    try sync.addHandler(reasonPhrases)
-                    try sync.addHandler(
-                        ByteToMessageHandler(
-                            HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
-                        )
-                    )
-                    if decompressor != nil {
-                        try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
-                    }
-                    try sync.addHandler(handler)
-                    return channel.eventLoop.makeSucceededVoidFuture()
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-            }
+                    try Self.addHTTP1Handlers(sync, handler: handler, decompressionRatio: decompression?.ratio)
+                })
 
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.connect(host: connectHost, port: connectPort).get()
-        } catch let error as ChannelError {
-            if case .connectTimeout = error { throw .timedOut(.connect) }
-            throw .cannotConnect(host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: Self.viaProxy(proxy, "\(error)"))
-        } catch {
-            throw .cannotConnect(host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: Self.viaProxy(proxy, Self.describe(error)))
-        }
+        let channel = try await Self.openChannel(bootstrap, connectHost: connectHost, connectPort: connectPort, key: key)
 
         let tlsStart = Date()
         let baseInfo = info
-        do {
-            // Wait for the TLS handshake (if any) within the connect deadline.
-            let ready: EventLoopFuture<NIOLoopBound<HTTP1ConnectionHandler>> = channel.eventLoop.flatSubmit {
-                let handler: HTTP1ConnectionHandler
-                do {
-                    handler = try channel.pipeline.syncOperations.handler(type: HTTP1ConnectionHandler.self)
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(
-                        setupErrorBox.value ?? EngineError.connectionLost("the connection closed during setup")
-                    )
-                }
-                let promise = channel.eventLoop.makePromise(of: Void.self)
-                let timeout = channel.eventLoop.scheduleTask(deadline: deadline) {
-                    promise.fail(EngineError.timedOut(.connect))
-                    channel.close(promise: nil)
-                }
-                promise.futureResult.whenComplete { _ in timeout.cancel() }
-                let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
-                Self.whenProxyReady(channel).whenComplete { result in
-                    switch result {
-                    case .success: bound.value.waitUntilReady(tls: useTLS, promise: promise)
-                    case .failure(let error): promise.fail(error)
-                    }
-                }
-                return promise.futureResult.map {
-                    let connectEnd = Date()
-                    var info = baseInfo
-                    info.connectEnd = connectEnd
-                    if useTLS {
-                        info.secureConnectionStart = tlsStart
-                        info.secureConnectionEnd = connectEnd
-                        if let tls = try? channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) {
-                            info.tlsProtocolVersion = tls.tlsVersion.map(Self.describe)
-                        }
-                    }
-                    info.localAddress = .init(ip: channel.localAddress?.ipAddress, port: channel.localAddress?.port)
-                    info.remoteAddress = .init(ip: channel.remoteAddress?.ipAddress, port: channel.remoteAddress?.port)
-                    bound.value.info = info
-                    return bound
+        // Wait for the TLS handshake (if any) within the connect deadline.
+        let ready = Self.withSetupHandler(HTTP1ConnectionHandler.self, on: channel, setupErrorBox: setupErrorBox) { handler in
+            let promise = Self.makeReadyPromise(of: Void.self, channel: channel, deadline: deadline, setupErrorBox: setupErrorBox)
+            let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+            Self.whenProxyReady(channel).whenComplete { result in
+                switch result {
+                case .success: bound.value.waitUntilReady(tls: useTLS, promise: promise)
+                case .failure(let error): promise.fail(error)
                 }
             }
-            let handler = try await ready.get()
-            return .http1(HTTP1Connection(id: id, key: key, channel: channel, handler: handler))
-        } catch {
-            channel.close(promise: nil)
-            throw setupErrorBox.value ?? EngineErrorMapping.map(error, host: key.host)
+            return promise.futureResult.map {
+                bound.value.info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
+                return bound
+            }
         }
+        let handler = try await Self.awaitReady(ready, channel: channel, setupErrorBox: setupErrorBox, host: key.host)
+        return .http1(HTTP1Connection(id: id, key: key, channel: channel, handler: handler))
     }
 
     static func viaProxy(_ proxy: EngineProxy?, _ reason: String) -> String {
