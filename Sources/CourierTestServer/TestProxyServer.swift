@@ -11,44 +11,29 @@ import Synchronization
 public final class TestProxyServer: Sendable {
     /// The port it listens on (127.0.0.1).
     public let port: Int
-    private let channel: any Channel
-    private let group: MultiThreadedEventLoopGroup
+    private let listener: LoopbackListener
     private let log = Mutex<[String]>([])
 
     /// The first line of every request it received (`CONNECT localhost:443 HTTP/1.1`,
     /// `GET http://127.0.0.1:8080/get HTTP/1.1`), in order.
     public var requestLines: [String] { log.withLock { $0 } }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup) {
-        self.port = port
-        self.channel = channel
-        self.group = group
+    private init(listener: LoopbackListener) {
+        self.port = listener.port
+        self.listener = listener
     }
 
     /// Starts a proxy on an ephemeral loopback port. With `requiredAuthorization` (the whole
     /// header value, e.g. `Basic dXNlcjpwYXNz`), requests without it get 407.
     public static func start(requiredAuthorization: String? = nil) async throws -> TestProxyServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let box = ServerBox()
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let handler = ProxyRequestHandler(
-                        requiredAuthorization: requiredAuthorization,
-                        record: { line in box.server.withLock { $0 }?.log.withLock { $0.append(line) } },
-                        group: group
-                    )
-                    try channel.pipeline.syncOperations.addHandler(handler)
-                }
-            }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        guard let port = channel.localAddress?.port else {
-            try? await channel.close()
-            try? await group.shutdownGracefully()
-            throw ChannelError.unknownLocalAddress
+        let listener = try await LoopbackListener.start {
+            ProxyRequestHandler(
+                requiredAuthorization: requiredAuthorization,
+                record: { line in box.server.withLock { $0 }?.log.withLock { $0.append(line) } }
+            )
         }
-        let server = TestProxyServer(port: port, channel: channel, group: group)
+        let server = TestProxyServer(listener: listener)
         box.server.withLock { $0 = server }
         return server
     }
@@ -63,8 +48,7 @@ public final class TestProxyServer: Sendable {
 
     /// Stops listening and closes every connection.
     public func shutdown() async throws {
-        try? await channel.close()
-        try await group.shutdownGracefully()
+        try await listener.shutdown()
     }
 }
 
@@ -81,15 +65,13 @@ private final class ProxyRequestHandler: ChannelInboundHandler, @unchecked Senda
 
     private let requiredAuthorization: String?
     private let record: @Sendable (String) -> Void
-    private let group: any EventLoopGroup
     private var buffered: ByteBuffer?
     private var peer: (any Channel)?
     private var connecting = false
 
-    init(requiredAuthorization: String?, record: @escaping @Sendable (String) -> Void, group: any EventLoopGroup) {
+    init(requiredAuthorization: String?, record: @escaping @Sendable (String) -> Void) {
         self.requiredAuthorization = requiredAuthorization
         self.record = record
-        self.group = group
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -131,33 +113,29 @@ private final class ProxyRequestHandler: ChannelInboundHandler, @unchecked Senda
         connecting = true
         let client = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let inbound = context.channel
-        ClientBootstrap(group: context.eventLoop)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RelayHandler(to: inbound))
+        RelayHandler.connect(
+            to: host == "localhost" ? "127.0.0.1" : host, port: port, relayingTo: inbound, on: context.eventLoop
+        )
+        .whenComplete { result in
+            let (handler, context) = client.value
+            switch result {
+            case .failure:
+                handler.respond(context, "502 Bad Gateway")
+            case .success(let outbound):
+                handler.peer = outbound
+                if isConnect {
+                    var reply = context.channel.allocator.buffer(capacity: 64)
+                    reply.writeString("HTTP/1.1 200 Connection Established\r\n\r\n")
+                    context.writeAndFlush(handler.wrapOutboundOut(reply), promise: nil)
+                    var rest = head
+                    rest.moveReaderIndex(to: end.upperBound)
+                    if rest.readableBytes > 0 { outbound.writeAndFlush(rest, promise: nil) }
+                } else {
+                    outbound.writeAndFlush(head, promise: nil)
                 }
+                handler.buffered = nil
             }
-            .connect(host: host == "localhost" ? "127.0.0.1" : host, port: port)
-            .whenComplete { result in
-                let (handler, context) = client.value
-                switch result {
-                case .failure:
-                    handler.respond(context, "502 Bad Gateway")
-                case .success(let outbound):
-                    handler.peer = outbound
-                    if isConnect {
-                        var reply = context.channel.allocator.buffer(capacity: 64)
-                        reply.writeString("HTTP/1.1 200 Connection Established\r\n\r\n")
-                        context.writeAndFlush(handler.wrapOutboundOut(reply), promise: nil)
-                        var rest = head
-                        rest.moveReaderIndex(to: end.upperBound)
-                        if rest.readableBytes > 0 { outbound.writeAndFlush(rest, promise: nil) }
-                    } else {
-                        outbound.writeAndFlush(head, promise: nil)
-                    }
-                    handler.buffered = nil
-                }
-            }
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -174,23 +152,5 @@ private final class ProxyRequestHandler: ChannelInboundHandler, @unchecked Senda
         reply.writeString("HTTP/1.1 \(status)\r\n\(extra)Content-Length: 0\r\nConnection: close\r\n\r\n")
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(reply)).whenComplete { _ in channel.close(promise: nil) }
-    }
-}
-
-/// Copies what one channel reads to another, and closes the other when it closes.
-private final class RelayHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-
-    private let target: any Channel
-
-    init(to target: any Channel) { self.target = target }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        target.writeAndFlush(unwrapInboundIn(data), promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        target.close(promise: nil)
-        context.fireChannelInactive()
     }
 }

@@ -44,8 +44,7 @@ public final class TestSOCKSProxyServer: Sendable {
 
     /// The port it listens on (127.0.0.1).
     public let port: Int
-    private let channel: any Channel
-    private let group: MultiThreadedEventLoopGroup
+    private let listener: LoopbackListener
     private let log = Mutex<[Request]>([])
     private let greetings = Mutex<Int>(0)
 
@@ -54,10 +53,9 @@ public final class TestSOCKSProxyServer: Sendable {
     /// How many clients sent a SOCKS5 greeting.
     public var greetingsReceived: Int { greetings.withLock { $0 } }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup) {
-        self.port = port
-        self.channel = channel
-        self.group = group
+    private init(listener: LoopbackListener) {
+        self.port = listener.port
+        self.listener = listener
     }
 
     /// Starts a proxy on an ephemeral loopback port. With `credentials`, clients must
@@ -66,31 +64,19 @@ public final class TestSOCKSProxyServer: Sendable {
     public static func start(
         credentials: (username: String, password: String)? = nil, forcedReply: UInt8? = nil, answersInPieces: Bool = false
     ) async throws -> TestSOCKSProxyServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let box = SOCKSServerBox()
         let user = credentials?.username
         let password = credentials?.password
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let handler = SOCKSServerHandler(
-                        credentials: user.map { ($0, password ?? "") },
-                        forcedReply: forcedReply,
-                        answersInPieces: answersInPieces,
-                        greeted: { box.server.withLock { $0 }?.greetings.withLock { $0 += 1 } },
-                        record: { request in box.server.withLock { $0 }?.log.withLock { $0.append(request) } }
-                    )
-                    try channel.pipeline.syncOperations.addHandler(handler)
-                }
-            }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        guard let port = channel.localAddress?.port else {
-            try? await channel.close()
-            try? await group.shutdownGracefully()
-            throw ChannelError.unknownLocalAddress
+        let listener = try await LoopbackListener.start {
+            SOCKSServerHandler(
+                credentials: user.map { ($0, password ?? "") },
+                forcedReply: forcedReply,
+                answersInPieces: answersInPieces,
+                greeted: { box.server.withLock { $0 }?.greetings.withLock { $0 += 1 } },
+                record: { request in box.server.withLock { $0 }?.log.withLock { $0.append(request) } }
+            )
         }
-        let server = TestSOCKSProxyServer(port: port, channel: channel, group: group)
+        let server = TestSOCKSProxyServer(listener: listener)
         box.server.withLock { $0 = server }
         return server
     }
@@ -108,8 +94,7 @@ public final class TestSOCKSProxyServer: Sendable {
 
     /// Stops listening and closes every connection.
     public func shutdown() async throws {
-        try? await channel.close()
-        try await group.shutdownGracefully()
+        try await listener.shutdown()
     }
 }
 
@@ -238,13 +223,7 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
         state = .connecting
         let client = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let inbound = context.channel
-        ClientBootstrap(group: context.eventLoop)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(SOCKSRelayHandler(to: inbound))
-                }
-            }
-            .connect(host: host, port: port)
+        RelayHandler.connect(to: host, port: port, relayingTo: inbound, on: context.eventLoop)
             .whenComplete { result in
                 let (handler, context) = client.value
                 switch result {
@@ -287,23 +266,5 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
-    }
-}
-
-/// Copies what one channel reads to another, and closes the other when it closes.
-private final class SOCKSRelayHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-
-    private let target: any Channel
-
-    init(to target: any Channel) { self.target = target }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        target.writeAndFlush(unwrapInboundIn(data), promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        target.close(promise: nil)
-        context.fireChannelInactive()
     }
 }
