@@ -85,25 +85,9 @@ extension ConnectionPool {
                 }
             }
         case .park:
-            if connection.markIdle() {
-                armIdleTimer(connection, at: .now() + configuration.connectionIdleTimeout)
-            }
+            park(connection)
         case .close:
             connection.close()
-        }
-    }
-
-    private func armIdleTimer(_ connection: HTTP2Connection, at deadline: NIODeadline) {
-        let timeout = configuration.connectionIdleTimeout
-        connection.eventLoop.scheduleTask(deadline: deadline) { [weak self] in
-            guard let self, let idleSince = connection.idleTimerFired() else { return }
-            let due = idleSince + timeout
-            if due <= .now() {
-                let action = self.state.withLock { $0.machine.idleTimeoutFired(connection.id) }
-                if case .close = action { connection.close() }
-            } else {
-                self.armIdleTimer(connection, at: due)
-            }
         }
     }
 }

@@ -255,25 +255,9 @@ final class ConnectionPool: Sendable {
                 release(connection, reusable: true)
             }
         case .park:
-            if connection.markIdle() {
-                armIdleTimer(connection, at: .now() + configuration.connectionIdleTimeout)
-            }
+            park(connection)
         case .close:
             connection.close()
-        }
-    }
-
-    private func armIdleTimer(_ connection: HTTP1Connection, at deadline: NIODeadline) {
-        let timeout = configuration.connectionIdleTimeout
-        connection.eventLoop.scheduleTask(deadline: deadline) { [weak self] in
-            guard let self, let idleSince = connection.idleTimerFired() else { return }
-            let due = idleSince + timeout
-            if due <= .now() {
-                let action = self.state.withLock { $0.machine.idleTimeoutFired(connection.id) }
-                self.perform(action, connection: connection)
-            } else {
-                self.armIdleTimer(connection, at: due)
-            }
         }
     }
 
