@@ -9,15 +9,7 @@ struct CurlCLITests {
     static let curlInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
 
     static func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        try ProcessLauncher.run(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try ProcessLauncher.runToEnd("/bin/sh", ["-c", command], includingStandardError: false).output, as: UTF8.self)
     }
 
     @Test(.enabled(if: curlInstalled, "curl is not installed"))

@@ -136,16 +136,12 @@ struct CLINetworkNamespace {
     }
 
     static func run(_ path: String, _ arguments: [String]) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try ProcessLauncher.run(process) } catch { return (127, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        do {
+            let result = try ProcessLauncher.runToEnd(path, arguments, includingStandardError: true)
+            return (result.status, String(decoding: result.output, as: UTF8.self))
+        } catch {
+            return (127, "\(error)")
+        }
     }
 }
 

@@ -14,15 +14,7 @@ struct CURLDescriptionTests {
 
     /// Runs `command` with `/bin/sh -c` and returns its standard output.
     static func shell(_ command: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        try ProcessLauncher.run(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try ProcessLauncher.runToEnd("/bin/sh", ["-c", command], includingStandardError: false).output
     }
 
     @Test func shellQuoting() {

@@ -43,20 +43,16 @@ struct TestNetworkNamespace {
 
     /// Runs `ip`; returns its status and stderr+stdout.
     static func run(_ arguments: [String]) -> (status: Int32, output: String) {
-        let process = Process()
         let candidates = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
         guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             return (127, "no ip command (install iproute2)")
         }
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try ProcessLauncher.run(process) } catch { return (127, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        do {
+            let result = try ProcessLauncher.runToEnd(path, arguments, includingStandardError: true)
+            return (result.status, String(decoding: result.output, as: UTF8.self))
+        } catch {
+            return (127, "\(error)")
+        }
     }
 }
 
