@@ -20,6 +20,14 @@ struct AsyncCancellationTests {
         }
     }
 
+    /// A manager for `server` and the count of its tasks that completed (for ``cancelAndCheck``).
+    private func managerCountingCompletions(_ server: TestServer) -> (HTTPSessionManager, Counter) {
+        let manager = HTTPSessionManager(baseURL: server.baseURL)
+        let completions = Counter()
+        manager.setTaskDidCompleteBlock { _, _ in completions.add(1) }
+        return (manager, completions)
+    }
+
     /// Waits until the server has the request's head (so the exchange is on the wire, not
     /// queued for a connection), cancels `waiting`, and checks the aftermath: the connection is
     /// closed (a cancelled exchange can't be reused), the task gone, one completion.
@@ -39,9 +47,7 @@ struct AsyncCancellationTests {
     func typedGet() async throws {
         struct Anything: Decodable, Sendable {}
         try await TestServer.withRunning { server in
-            let manager = HTTPSessionManager(baseURL: server.baseURL)
-            let completions = Counter()
-            manager.setTaskDidCompleteBlock { _, _ in completions.add(1) }
+            let (manager, completions) = managerCountingCompletions(server)
             let waiting = Task { try await manager.get("fault/no-response", as: Anything.self) }
             try await cancelAndCheck(waiting, path: "/fault/no-response", manager: manager, server: server, completions: completions)
         }
@@ -50,9 +56,7 @@ struct AsyncCancellationTests {
     @Test("an upload's response, awaited while the body is still going")
     func upload() async throws {
         try await TestServer.withRunning { server in
-            let manager = HTTPSessionManager(baseURL: server.baseURL)
-            let completions = Counter()
-            manager.setTaskDidCompleteBlock { _, _ in completions.add(1) }
+            let (manager, completions) = managerCountingCompletions(server)
             let upload = try manager.upload(Endless(produced: Counter(), chunk: 64 << 10, limit: 1 << 40), to: "upload")
             let waiting = Task { try await upload.response }
             try await cancelAndCheck(waiting, path: "/upload", manager: manager, server: server, completions: completions)
@@ -65,9 +69,7 @@ struct AsyncCancellationTests {
     @Test("stream(_:) waiting for a head that comes in 10 s")
     func streamHead() async throws {
         try await TestServer.withRunning { server in
-            let manager = HTTPSessionManager(baseURL: server.baseURL)
-            let completions = Counter()
-            manager.setTaskDidCompleteBlock { _, _ in completions.add(1) }
+            let (manager, completions) = managerCountingCompletions(server)
             let waiting = Task { try await manager.stream("delay/10") }
             try await cancelAndCheck(waiting, path: "/delay/10", manager: manager, server: server, completions: completions)
         }
