@@ -8,14 +8,22 @@ import Synchronization
 /// upload is paused); the first chunk of a batch asks the event loop to drain, unless the channel
 /// is full, in which case the event loop drains by itself, without a hop, when the channel turns
 /// writable. The drain writes what the channel takes with one flush and leaves the rest queued.
-/// So a producer pays about one wake-up per ``highWater`` bytes and the event loop one hop per
-/// batch, not one of each per chunk. At most ``highWater`` bytes plus one chunk wait here,
+/// So a producer pays about one wake-up per `highWater - lowWater` bytes and the event loop one
+/// hop per batch, not one of each per chunk. At most ``highWater`` bytes plus one chunk wait here,
 /// whatever the producer does.
 ///
 /// Shared between the producing task and the event loop; every field sits behind the mutex.
 final class RequestBodyPipe: Sendable {
     /// Bytes that may wait here before the producer waits for the event loop to take them.
-    static let highWater = 512 * 1024
+    ///
+    /// With ``lowWater``, sized so that the producer sleeps and is woken about once per 1.5 MiB
+    /// (each wake-up is a futex round trip between the event loop and the cooperative pool: at
+    /// 512 KiB / 256 KiB they cost 8,000 futex calls per GiB), while one upload holds at most
+    /// 2 MiB (plus a chunk) here.
+    static let highWater = 2 << 20
+    /// A waiting producer goes on once at most this many bytes are left queued: enough for the
+    /// event loop to keep the socket busy while the producer wakes up.
+    static let lowWater = 512 << 10
 
     private struct State {
         var chunks = CircularBuffer<ByteBuffer>()
@@ -36,10 +44,10 @@ final class RequestBodyPipe: Sendable {
 
         var hasRoom: Bool { !paused && bytes < RequestBodyPipe.highWater }
 
-        /// The waiting producer, taken, when it may go on: not paused and at most half the
-        /// high-water mark queued (so it is woken about once per half, not once per chunk).
+        /// The waiting producer, taken, when it may go on: not paused and at most ``lowWater``
+        /// bytes queued (so it is woken once per `highWater - lowWater` bytes, not per chunk).
         mutating func releasableWaiter() -> CheckedContinuation<Void, any Error>? {
-            guard !paused, bytes <= RequestBodyPipe.highWater / 2, let waiter else { return nil }
+            guard !paused, bytes <= RequestBodyPipe.lowWater, let waiter else { return nil }
             self.waiter = nil
             return waiter
         }

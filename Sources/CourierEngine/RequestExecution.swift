@@ -39,6 +39,9 @@ final class RequestExecution: Sendable {
     /// The body's length, read once on the caller's thread (for a file it takes a `stat`,
     /// which must not happen on an event loop).
     let bodyLength: Int64?
+    /// How many batches of a streamed body the connection handed to the socket (flushes that
+    /// carried body bytes): the upload path's batching, for diagnostics and its tests.
+    let bodyWriteBatches = Atomic<Int>(0)
     private let state: Mutex<State>
 
     init(
