@@ -5,7 +5,8 @@ import Synchronization
 /// `/retry/{key}` and `/bearer/{token}`: endpoints for retry and token-refresh tests.
 ///
 /// `/retry/{key}?fail=N&status=503&retry_after=V&mode=close` (any method): the first `N`
-/// requests for `key` fail (default 1): with `status` (default 503) and, when given, a
+/// requests for `key` fail (default 1), with the body `failing attempt {n} of {key}`: with
+/// `status` (default 503) and, when given, a
 /// `Retry-After: V` header (`V` as written, or `date:S` for an HTTP-date `S` seconds ahead),
 /// or with `mode=close`, by closing the connection before any byte of a response. Later
 /// requests get 200 `{"attempts": n, "arrivals": [seconds...], "method": "GET"}`: every
@@ -41,7 +42,7 @@ final class RetryEndpoints: Sendable {
                     headers.add(name: "Retry-After", value: retryAfter)
                 }
             }
-            return .text("failing attempt \(times.count)", status: HTTPResponseStatus(statusCode: code), headers: headers)
+            return .text("failing attempt \(times.count) of \(key)", status: HTTPResponseStatus(statusCode: code), headers: headers)
         }
         return .json([
             "attempts": .int(times.count), "arrivals": .array(times.map { .double($0) }),

@@ -61,8 +61,8 @@ struct InterceptorDownloadRetryTests {
             #expect(fileURL.withLock { $0 } == destination)
             let json = try JSONValue(parsing: try Data(contentsOf: destination))
             #expect(json["attempts"]?.intValue == 3)
-            #expect(Self.leftovers(holding: "failing attempt 1").isEmpty)
-            #expect(Self.leftovers(holding: "failing attempt 2").isEmpty)
+            #expect(Self.leftovers(holding: "failing attempt 1 of \(key)").isEmpty)
+            #expect(Self.leftovers(holding: "failing attempt 2 of \(key)").isEmpty)
         }
     }
 
@@ -138,7 +138,7 @@ struct InterceptorDownloadRetryTests {
             await done.wait()
             #expect(done.first?.response?.statusCode == 503)
             let body = try Data(contentsOf: destination)
-            #expect(body == Data("failing attempt 1".utf8))
+            #expect(body == Data("failing attempt 1 of \(key)".utf8))
         }
     }
 }

@@ -206,7 +206,9 @@ struct URLSessionManagerTests {
             try await eventually { task.countOfBytesSent > 0 }
             task.suspend()
             // Writes already handed to the socket may still be counted; after that, nothing.
-            let atSuspend = try await settled { task.countOfBytesSent }
+            // (Settled = unchanged for a whole second: in a full parallel run the buffered writes
+            // can stall for more than the default 300 ms and then go out, which is not a resend.)
+            let atSuspend = try await settled(interval: .seconds(1)) { task.countOfBytesSent }
             try await Task.sleep(for: .seconds(1))
             #expect(task.countOfBytesSent == atSuspend)
             #expect(atSuspend < total)
