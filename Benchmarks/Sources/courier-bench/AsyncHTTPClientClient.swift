@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// AsyncHTTPClient 1.37 through its async API, `execute(_:timeout:)`, in the same shapes as
 /// the others: body collected for small GETs, iterated into a file for downloads, an async
@@ -12,8 +13,15 @@ final class AsyncHTTPClientClient: BenchClient {
     let client: HTTPClient
     static let timeout: TimeAmount = .seconds(600)
 
-    init(connections: Int) {
+    /// `tls` (for `courier-bench https`): trust its CA and choose the protocol policy.
+    init(connections: Int, tls: BenchTLS? = nil) {
         var configuration = HTTPClient.Configuration()
+        if let tls {
+            var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+            tlsConfiguration.trustRoots = .file(tls.caPath)
+            configuration.tlsConfiguration = tlsConfiguration
+            configuration.httpVersion = tls.allowsHTTP2 ? .automatic : .http1Only
+        }
         configuration.connectionPool = .init(
             idleTimeout: .seconds(60),
             concurrentHTTP1ConnectionsPerHostSoftLimit: connections

@@ -9,10 +9,15 @@ import NIOHTTP1
 final class CourierEngineClient: BenchClient {
     let engine: HTTPEngine
 
-    init(connections: Int) throws {
+    /// `tls` (for `courier-bench https`): trust its CA and choose the protocol policy.
+    init(connections: Int, tls: BenchTLS? = nil) throws {
         var configuration = EngineConfiguration()
         configuration.maximumConnectionsPerHost = connections
         configuration.maximumIdleConnectionsPerHost = connections
+        if let tls {
+            configuration.tls.additionalTrustRootsDER = [tls.caDER]
+            configuration.httpVersion = tls.allowsHTTP2 ? .automatic : .http1Only
+        }
         engine = try HTTPEngine(configuration: configuration)
     }
 

@@ -12,9 +12,14 @@ import NIOCore
 final class CourierSessionClient: BenchClient {
     let manager: URLSessionManager
 
-    init(connections: Int) {
+    /// `tls` (for `courier-bench https`): trust its CA and choose the protocol policy.
+    init(connections: Int, tls: BenchTLS? = nil) {
         var configuration = SessionConfiguration()
         configuration.httpMaximumConnectionsPerHost = connections
+        if let tls {
+            configuration.tls.additionalTrustRootsDER = [tls.caDER]
+            configuration.httpVersion = tls.allowsHTTP2 ? .automatic : .http1Only
+        }
         manager = URLSessionManager(configuration: configuration)
         manager.responseSerializer = HTTPResponseSerializer()
     }

@@ -6,19 +6,22 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 
-/// `courier-bench https`: small GETs over TLS against nginx (`nginx/setup-tls.sh start`),
-/// HTTP/2 and HTTP/1.1, CourierEngine against AsyncHTTPClient, in the same process and rounds.
-/// Reports requests per second and process CPU (user + system) per request, best round of
-/// each. Issue 15's target: over HTTP/2, 64 in flight on one connection, ≥ 1.3× AHC's req/s
-/// with less CPU per request.
+/// `courier-bench https`: TLS against nginx (`nginx/setup-tls.sh start`), HTTP/2 and HTTP/1.1,
+/// CourierEngine, Courier's session layer and AsyncHTTPClient in the same process and rounds:
+/// small GETs 64 in flight and one at a time (requests per second, process CPU per request)
+/// and a 256 MiB download streamed to a file (MB/s, CPU per MiB), best round of each row.
+/// Issue 15's target: over HTTP/2, 64 in flight on one connection, ≥ 1.3× AHC's req/s with
+/// less CPU per request.
 struct HTTPSBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "https",
-        abstract: "Small GETs over TLS (HTTP/2 and HTTP/1.1): CourierEngine vs AsyncHTTPClient against nginx."
+        abstract: "TLS (HTTP/2 and HTTP/1.1): CourierEngine, the session and AsyncHTTPClient against nginx."
     )
 
     @Option(help: "The URL of a small document on the TLS nginx.")
     var url = "https://127.0.0.1:8443/json"
+    @Option(help: "The URL of the 256 MiB file on the TLS nginx (setup.sh makes it); 'none' skips the download case.")
+    var downloadURL = "https://127.0.0.1:8443/download-256m"
     @Option(help: "The PEM CA that issued nginx's certificate (setup-tls.sh makes it).")
     var ca = "/tmp/courier-bench-nginx-tls/tls/ca.pem"
     @Option(help: "Requests per measurement for the concurrent case.")
@@ -29,81 +32,109 @@ struct HTTPSBench: AsyncParsableCommand {
     var concurrency = 64
     @Option(help: "Rounds; the best of each row is reported.")
     var rounds = 3
+    @Option(help: "Clients, comma-separated: courier-engine, courier-session, async-http-client.")
+    var clients = "courier-engine,courier-session,async-http-client"
 
     enum WireProtocol: String, CaseIterable { case h2, http11 = "http/1.1" }
+
+    /// One measured case: small GETs `count` times with `inFlight` workers, or one download.
+    enum Measured {
+        case small(name: String, count: Int, inFlight: Int)
+        case download(URL)
+    }
 
     func run() async throws {
         let pem = try String(contentsOfFile: ca, encoding: .utf8)
         let der = try Self.der(fromPEM: pem)
         guard let target = URL(string: url) else { throw ValidationError("bad --url") }
-        print("courier-bench https: \(url), \(concurrency) in flight × \(requests), sequential × \(sequentialRequests), \(rounds) rounds")
-        print("client             protocol  case          req/s      cpu µs/req  conns")
+        var cases: [Measured] = [
+            .small(name: "concurrent-64", count: requests, inFlight: concurrency),
+            .small(name: "sequential", count: sequentialRequests, inFlight: 1),
+        ]
+        if downloadURL != "none" {
+            guard let download = URL(string: downloadURL) else { throw ValidationError("bad --download-url") }
+            cases.append(.download(download))
+        }
+        let names = clients.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        print("courier-bench https: \(url), \(concurrency) in flight × \(requests), sequential × \(sequentialRequests), "
+            + "download \(downloadURL), \(rounds) rounds")
+        print("client             protocol  case           rate          cpu          conns")
         for proto in WireProtocol.allCases {
-            for clientName in ["courier-engine", "async-http-client"] {
-                for (caseName, count, inFlight) in [("concurrent-64", requests, concurrency), ("sequential", sequentialRequests, 1)] {
+            let tls = BenchTLS(caPath: ca, caDER: der, allowsHTTP2: proto == .h2)
+            for clientName in names {
+                for measured in cases {
                     var best: (rate: Double, cpu: Double, conns: Int)?
                     for _ in 0..<rounds {
-                        let result = try await measure(client: clientName, proto: proto, der: der, url: target, count: count, inFlight: inFlight)
-                        if best == nil || result.rate > best!.rate { best = result }
+                        let result = try await measure(client: clientName, tls: tls, url: target, measured)
+                        if best == nil || result.rate > (best?.rate ?? 0) { best = result }
                     }
-                    if let best {
-                        print(
-                            clientName.padding(toLength: 19, withPad: " ", startingAt: 0)
-                                + proto.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
-                                + caseName.padding(toLength: 14, withPad: " ", startingAt: 0)
-                                + String(format: "%9.0f  %11.1f  %5d", best.rate, best.cpu, best.conns))
+                    guard let best else { continue }
+                    let caseName: String
+                    let units: (String, String)
+                    switch measured {
+                    case .small(let name, _, _):
+                        caseName = name
+                        units = ("req/s", "µs/req")
+                    case .download:
+                        caseName = "download-256m"
+                        units = ("MB/s", "µs/MiB")
                     }
+                    print(
+                        clientName.padding(toLength: 19, withPad: " ", startingAt: 0)
+                            + proto.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+                            + caseName.padding(toLength: 14, withPad: " ", startingAt: 0)
+                            + String(format: "%9.0f ", best.rate) + units.0.padding(toLength: 6, withPad: " ", startingAt: 0)
+                            + String(format: "%8.1f ", best.cpu) + units.1.padding(toLength: 8, withPad: " ", startingAt: 0)
+                            + String(format: "%5d", best.conns))
                 }
             }
         }
     }
 
-    private func measure(client: String, proto: WireProtocol, der: [UInt8], url: URL, count: Int, inFlight: Int) async throws
+    private static func makeClient(_ name: String, connections: Int, tls: BenchTLS) throws -> any BenchClient {
+        switch name {
+        case "courier-engine": return try CourierEngineClient(connections: connections, tls: tls)
+        case "courier-session": return CourierSessionClient(connections: connections, tls: tls)
+        case "async-http-client": return AsyncHTTPClientClient(connections: connections, tls: tls)
+        default: throw ValidationError("unknown client \(name) (courier-engine, courier-session, async-http-client)")
+        }
+    }
+
+    private func measure(client name: String, tls: BenchTLS, url: URL, _ measured: Measured) async throws
         -> (rate: Double, cpu: Double, conns: Int)
     {
-        let get: @Sendable () async throws -> Void
-        let shutdown: () async throws -> Void
-        let connections: () -> Int
-        if client == "courier-engine" {
-            var configuration = EngineConfiguration()
-            configuration.tls.additionalTrustRootsDER = [der]
-            configuration.httpVersion = proto == .h2 ? .automatic : .http1Only
-            configuration.maximumConnectionsPerHost = inFlight
-            configuration.maximumIdleConnectionsPerHost = inFlight
-            let engine = try HTTPEngine(configuration: configuration)
-            get = {
-                let response = try await engine.collect(EngineRequest(url: url))
-                guard response.head.status == .ok, response.body.readableBytes > 0 else { throw BenchError.status(Int(response.head.status.code), url) }
+        switch measured {
+        case .small(_, let count, let inFlight):
+            let client = try Self.makeClient(name, connections: inFlight, tls: tls)
+            let get: @Sendable () async throws -> Void = {
+                guard try await client.get(url) > 0 else { throw BenchError.status(0, url) }
             }
-            shutdown = { await engine.shutdown() }
-            connections = { engine.openConnectionCount }
-        } else {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .file(ca)
-            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-            configuration.httpVersion = proto == .h2 ? .automatic : .http1Only
-            configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: inFlight)
-            let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-            let target = url.absoluteString
-            get = {
-                let response = try await http.execute(HTTPClientRequest(url: target), timeout: .seconds(60))
-                guard response.status == .ok else { throw BenchError.status(Int(response.status.code), url) }
-                let body = try await response.body.collect(upTo: 1 << 20)
-                guard body.readableBytes > 0 else { throw BenchError.status(0, url) }
-            }
-            shutdown = { try await http.shutdown() }
-            connections = { -1 }
+            // Warm-up: connections open, TLS done, code paths hot.
+            try await Self.drive(get, count: inFlight * 4, inFlight: inFlight)
+            let cpuBefore = Self.cpuSeconds()
+            let start = DispatchTime.now().uptimeNanoseconds
+            try await Self.drive(get, count: count, inFlight: inFlight)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let cpu = Self.cpuSeconds() - cpuBefore
+            let conns = (client as? CourierEngineClient)?.engine.openConnectionCount ?? -1
+            await client.shutdown()
+            return (Double(count) / elapsed, cpu / Double(count) * 1e6, conns)
+        case .download(let downloadURL):
+            let client = try Self.makeClient(name, connections: 1, tls: tls)
+            // Warm-up: the connection and TLS, with a small GET.
+            _ = try await client.get(url)
+            let path = NSTemporaryDirectory() + "courier-bench-https-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let cpuBefore = Self.cpuSeconds()
+            let start = DispatchTime.now().uptimeNanoseconds
+            let bytes = try await client.download(downloadURL, to: path)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let cpu = Self.cpuSeconds() - cpuBefore
+            await client.shutdown()
+            guard bytes > 0 else { throw BenchError.status(0, downloadURL) }
+            let mebibytes = Double(bytes) / Double(1 << 20)
+            return (Double(bytes) / elapsed / 1e6, cpu / mebibytes * 1e6, 1)
         }
-        // Warm-up: connections open, TLS done, code paths hot.
-        try await Self.drive(get, count: inFlight * 4, inFlight: inFlight)
-        let cpuBefore = Self.cpuSeconds()
-        let start = DispatchTime.now().uptimeNanoseconds
-        try await Self.drive(get, count: count, inFlight: inFlight)
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let cpu = Self.cpuSeconds() - cpuBefore
-        let conns = connections()
-        try await shutdown()
-        return (Double(count) / elapsed, cpu / Double(count) * 1e6, conns)
     }
 
     /// Runs `count` calls with `inFlight` workers pulling from a shared counter.
