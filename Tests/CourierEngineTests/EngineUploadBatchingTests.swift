@@ -111,23 +111,7 @@ private final class AcceptingNonReader: Sendable {
     private let acceptedDescriptor = Mutex<Int32?>(nil)
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw EngineTestFailure("socket failed") }
-        var size: Int32 = 64 * 1024
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 4) == 0 else {
-            Glibc.close(fd)
-            throw EngineTestFailure("bind/listen failed")
-        }
-        descriptor = fd
-        port = Int(Self.port(of: fd, peer: false) ?? 0)
+        (descriptor, port) = try SmallBufferListenerSocket.open()
     }
 
     /// Accepts the engine's connection (on a thread of its own, waiting up to 120 s); nil when
