@@ -32,21 +32,10 @@ struct EngineUploadBatchingTests {
             }
             await recorder.waitForEnd()
             #expect(recorder.failure == nil)
-            var answer = ByteBuffer()
-            var progress: [Int64] = []
-            for event in recorder.all {
-                switch event {
-                case .bodyPart(var part): answer.writeBuffer(&part)
-                case .uploadProgress(let sent, _): progress.append(sent)
-                default: break
-                }
-            }
-            let json = try JSONSerialization.jsonObject(with: Data(answer.readableBytesView)) as? [String: Any]
-            #expect((json?["bytes"] as? NSNumber)?.intValue == size)
-            var hasher = SHA256()
-            for _ in 0..<chunks { hasher.update(data: Data(Self.chunk.readableBytesView)) }
-            let expectedHash = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-            #expect(json?["sha256"] as? String == expectedHash)
+            let outcome = try UploadOutcome(recorder)
+            #expect(outcome.bytes == size)
+            #expect(outcome.sha256 == UploadOutcome.sha256(of: Self.chunk, times: chunks))
+            let progress = outcome.progress
             #expect(progress.last == Int64(size))
             // NIO's default write buffer (64 KiB) made every flush carry at most two chunks:
             // at least 512 batches for 64 MiB. A writability window of 1 MiB hands the socket

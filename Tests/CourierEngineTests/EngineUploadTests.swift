@@ -20,27 +20,6 @@ struct EngineUploadTests {
     private static let chunk = ByteBuffer(repeating: 0x5a, count: 64 * 1024)
     private static let size = 64 << 20
 
-    private static func hash(chunks: Int) -> String {
-        var hasher = SHA256()
-        for _ in 0..<chunks { hasher.update(data: Data(chunk.readableBytesView)) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// The progress counts, the server's count and hash, the failure.
-    private static func outcome(_ recorder: EventRecorder) throws -> (progress: [Int64], bytes: Int?, sha256: String?) {
-        var body = ByteBuffer()
-        var progress: [Int64] = []
-        for event in recorder.all {
-            switch event {
-            case .bodyPart(var part): body.writeBuffer(&part)
-            case .uploadProgress(let sent, _): progress.append(sent)
-            default: break
-            }
-        }
-        let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-        return (progress, (json?["bytes"] as? NSNumber)?.intValue, json?["sha256"] as? String)
-    }
-
     /// At most one report per 1 % of the body, plus the first, plus one per 100 ms elapsed.
     private static func progressBound(elapsed: TimeInterval) -> Int {
         102 + Int(elapsed / 0.1)
@@ -59,9 +38,10 @@ struct EngineUploadTests {
             await recorder.waitForEnd()
             let elapsed = Date().timeIntervalSince(start)
             #expect(recorder.failure == nil)
-            let (progress, bytes, sha256) = try Self.outcome(recorder)
+            let outcome = try UploadOutcome(recorder)
+            let (progress, bytes, sha256) = (outcome.progress, outcome.bytes, outcome.sha256)
             #expect(bytes == Self.size)
-            #expect(sha256 == Self.hash(chunks: chunks))
+            #expect(sha256 == UploadOutcome.sha256(of: Self.chunk, times: chunks))
             #expect(progress.last == Int64(Self.size))
             #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 < $1 }, "progress goes strictly up")
             #expect(progress.count <= Self.progressBound(elapsed: elapsed), "\(progress.count) reports in \(elapsed) s")
@@ -86,9 +66,10 @@ struct EngineUploadTests {
             await recorder.waitForEnd()
             let elapsed = Date().timeIntervalSince(start)
             #expect(recorder.failure == nil)
-            let (progress, bytes, sha256) = try Self.outcome(recorder)
+            let outcome = try UploadOutcome(recorder)
+            let (progress, bytes, sha256) = (outcome.progress, outcome.bytes, outcome.sha256)
             #expect(bytes == Self.size)
-            #expect(sha256 == Self.hash(chunks: chunks))
+            #expect(sha256 == UploadOutcome.sha256(of: Self.chunk, times: chunks))
             #expect(progress.last == Int64(Self.size))
             #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 < $1 }, "progress goes strictly up")
             #expect(progress.count <= Self.progressBound(elapsed: elapsed), "\(progress.count) reports in \(elapsed) s")
@@ -154,9 +135,10 @@ struct EngineUploadTests {
             task.resume()
             await recorder.waitForEnd()
             #expect(recorder.failure == nil)
-            let (progress, bytes, sha256) = try Self.outcome(recorder)
+            let outcome = try UploadOutcome(recorder)
+            let (progress, bytes, sha256) = (outcome.progress, outcome.bytes, outcome.sha256)
             #expect(bytes == Self.size)
-            #expect(sha256 == Self.hash(chunks: chunks))
+            #expect(sha256 == UploadOutcome.sha256(of: Self.chunk, times: chunks))
             #expect(progress.last == Int64(Self.size))
         }
     }
