@@ -100,6 +100,25 @@ struct AsyncStreamingTests {
         }
     }
 
+    @Test("an event whose data lines never end (no blank line) fails with responseBodyTooLarge instead of growing without bound")
+    func endlessEventIsRefused() async throws {
+        // 200 lines of 8 KiB, each well under the 1 MiB line limit, together 1.6 MiB of one event.
+        let line = "data: " + String(repeating: "x", count: 8_192) + "\n"
+        let body = String(repeating: line, count: 200)
+        let server = try await HostileServer.start(.answer(headers: ["Content-Type: text/event-stream", "Content-Length: \(body.utf8.count)"], body: body))
+        let manager = HTTPSessionManager(baseURL: server.url("/"))
+        let feed = try await manager.stream("events")
+        do {
+            for try await _ in feed.body.events {}
+            Issue.record("an endless event was gathered whole")
+        } catch CourierError.responseBodyTooLarge(_, let limit, _, let received) {
+            #expect(limit == 1 << 20)
+            #expect(received > 1 << 20)
+        }
+        try await eventually { manager.tasks.isEmpty }
+        try await server.shutdown()
+    }
+
     @Test("stream(for: HTTPRequest) takes swift-http-types input")
     func httpRequestInput() async throws {
         try await TestServer.withRunning { server in

@@ -120,13 +120,23 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     /// Iterates the events.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var lines: ResponseBodyLines.AsyncIterator
-        var parser = ServerSentEventParser()
+        var parser: ServerSentEventParser
 
         /// The next event, or nil at the end of the body.
-        /// - Throws: as ``ResponseBodyLines/AsyncIterator/next()``.
+        /// - Throws: as ``ResponseBodyLines/AsyncIterator/next()``; also
+        ///   ``CourierError/responseBodyTooLarge(url:limit:contentLength:received:)`` for an
+        ///   event whose data lines together pass the line limit (the request is then cancelled).
         public mutating func next() async throws -> ServerSentEvent? {
             while let line = try await lines.next() {
-                if let event = parser.consume(line) { return event }
+                do {
+                    if let event = try parser.consume(line) { return event }
+                } catch {
+                    lines.body.cancel()
+                    lines.ended = true
+                    throw CourierError.responseBodyTooLarge(
+                        url: lines.body.task?.currentRequest?.url, limit: Int64(parser.maximumDataLength), contentLength: nil,
+                        received: Int64(error.length))
+                }
             }
             return nil
         }
@@ -134,7 +144,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
     /// Makes the iterator (iterate once).
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(lines: lines.makeAsyncIterator())
+        AsyncIterator(lines: lines.makeAsyncIterator(), parser: ServerSentEventParser(maximumDataLength: lines.maximumLineLength))
     }
 }
 
@@ -154,7 +164,10 @@ extension ResponseBodyStream {
     /// The body as lines of text, at most 1 MiB each (see ``lines(maximumLineLength:)``).
     public var lines: ResponseBodyLines { lines() }
 
-    /// The body as server-sent events (`text/event-stream`), lines at most 1 MiB each.
+    /// The body as server-sent events (`text/event-stream`), lines at most 1 MiB each, and an
+    /// event's data lines at most 1 MiB together: past either the iteration fails with
+    /// ``CourierError/responseBodyTooLarge(url:limit:contentLength:received:)`` and the request
+    /// is cancelled.
     ///
     /// ```swift
     /// let feed = try await manager.stream("events", headers: ["Accept": "text/event-stream"])

@@ -22,18 +22,32 @@ public struct ServerSentEvent: Sendable, Equatable {
 /// The event-stream interpretation rules, fed one line at a time (without its terminator):
 /// comments (`:`), `field: value` with one optional space after the colon, `data` lines
 /// gathered, an empty line dispatching the event (none when it has no data), unknown fields
-/// ignored, an `id` holding NUL ignored, a `retry` that is not all ASCII digits ignored. Pure
-/// logic, no I/O.
+/// ignored, an `id` holding NUL ignored, a `retry` that is not all ASCII digits ignored. An
+/// event's data is bounded (a server that never sends the blank line can't make it grow
+/// without end). Pure logic, no I/O.
 struct ServerSentEventParser: Sendable {
+    /// The most UTF-8 bytes of data (its lines and the `\n` joining them) one event may gather.
+    let maximumDataLength: Int
     private var data = ""
+    private var dataLength = 0
     private var hasData = false
     private var eventType = ""
     private var lastEventID: String?
     private var retry: Int?
     private var sawFirstLine = false
 
+    init(maximumDataLength: Int = 1 << 20) {
+        self.maximumDataLength = maximumDataLength
+    }
+
+    /// An event whose data grew past ``maximumDataLength`` (its length with the refused line).
+    struct EventTooLong: Error, Equatable {
+        let length: Int
+    }
+
     /// Takes one line; returns the event an empty line completes.
-    mutating func consume(_ line: String) -> ServerSentEvent? {
+    /// - Throws: ``EventTooLong`` when the event's data would grow past ``maximumDataLength``.
+    mutating func consume(_ line: String) throws(EventTooLong) -> ServerSentEvent? {
         var line = Substring(line)
         if !sawFirstLine {
             sawFirstLine = true
@@ -55,8 +69,11 @@ struct ServerSentEventParser: Sendable {
         case "event":
             eventType = String(value)
         case "data":
+            let length = dataLength + (hasData ? 1 : 0) + value.utf8.count
+            guard length <= maximumDataLength else { throw EventTooLong(length: length) }
             if hasData { data += "\n" }
             data += value
+            dataLength = length
             hasData = true
         case "id":
             if !value.contains("\u{0}") { lastEventID = String(value) }
@@ -76,6 +93,7 @@ struct ServerSentEventParser: Sendable {
     private mutating func dispatchEvent() -> ServerSentEvent? {
         defer {
             data = ""
+            dataLength = 0
             hasData = false
             eventType = ""
             retry = nil
