@@ -295,12 +295,20 @@ final class DiskCacheStore: Sendable {
         try? JSONEncoder().encode(Envelope(version: 1, entry: entry))
     }
 
+    /// The entry in a metadata file, or nil when the file is too large, doesn't decode, or
+    /// holds what the store never writes: a status a stored response can't have (a negative
+    /// one would trap in `HTTPResponseStatus` when the hit is replayed), a negative body length,
+    /// or a `Content-Length` other than the body's (the replayed head would announce bytes that
+    /// never come).
     private static func decode(_ url: URL) -> CacheEntry? {
         guard let size = fileSize(url), size < 1 << 20, let data = try? Data(contentsOf: url),
-            let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.version == 1,
-            envelope.entry.bodyLength >= 0
+            let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.version == 1
         else { return nil }
-        return envelope.entry
+        let entry = envelope.entry
+        guard (200...599).contains(entry.status), entry.bodyLength >= 0,
+            entry.headers["content-length"] == [String(entry.bodyLength)]
+        else { return nil }
+        return entry
     }
 
     private static func fileSize(_ url: URL) -> Int64? {

@@ -1,0 +1,163 @@
+@testable import Courier
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Testing
+
+/// The disk store opened on a folder someone else wrote to: metadata files that name paths
+/// outside the folder, symlinks, huge or lying metadata, bodies of the wrong length, names
+/// that are not UTF-8. Each such entry is dropped (and its files removed) on open; nothing
+/// outside the folder is read or removed; the good entry next to them still serves.
+@Suite("HTTP cache storage, hostile folder")
+struct HTTPCacheHostileStoreTests {
+    typealias Store = HTTPCacheStoreTests
+
+    /// The metadata file's full shape, to write hostile ones.
+    struct Envelope: Codable {
+        var version: Int
+        var entry: CacheEntry
+    }
+
+    /// A folder with a good entry at `http://h/good` and one at `http://h/bad` (100-byte
+    /// bodies); `tamper` then changes the bad one's metadata; returns the folder and the
+    /// bad entry's metadata and body files.
+    static func folder(tamper: (inout CacheEntry) -> Void) throws -> (directory: URL, meta: URL, body: URL) {
+        let directory = try Store.temporaryDirectory()
+        do {
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            Store.store(cache, Store.entry("http://h/good"), body: Store.bytes(100))
+            Store.store(cache, Store.entry("http://h/bad"), body: Store.bytes(100))
+        }
+        let meta = directory.appendingPathComponent("entries")
+            .appendingPathComponent(DiskCacheStore.entryName(key: "http://h/bad", varied: [:]) + ".meta")
+        var envelope = try JSONDecoder().decode(Envelope.self, from: Data(contentsOf: meta))
+        let body = directory.appendingPathComponent("bodies").appendingPathComponent(envelope.entry.bodyID)
+        tamper(&envelope.entry)
+        try JSONEncoder().encode(envelope).write(to: meta)
+        return (directory, meta, body)
+    }
+
+    /// Opens `directory` again: the bad entry is gone, the good one serves.
+    static func expectOnlyTheGoodEntry(in directory: URL, sourceLocation: SourceLocation = #_sourceLocation) {
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+        #expect(reopened.stored(key: "http://h/bad", requestHeaders: [:]) == nil, sourceLocation: sourceLocation)
+        #expect(
+            Store.body(of: reopened.stored(key: "http://h/good", requestHeaders: [:])) == Store.bytes(100),
+            sourceLocation: sourceLocation)
+    }
+
+    @Test func aStatusNoResponseHeadCanCarryIsDropped() throws {
+        // HTTPResponseStatus(statusCode: -1) traps (UInt(-1)) when the hit is replayed.
+        for status in [-1, 0, 99, 1000, Int.max] {
+            let (directory, meta, _) = try Self.folder { $0.status = status }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            Self.expectOnlyTheGoodEntry(in: directory)
+            #expect(!FileManager.default.fileExists(atPath: meta.path), "status \(status)")
+        }
+    }
+
+    @Test func aContentLengthOtherThanTheBodyIsDropped() throws {
+        // The replayed head would announce more (or fewer) bytes than are delivered.
+        for lengths in [["5000"], ["-1"], ["100", "100"], []] {
+            let (directory, _, _) = try Self.folder { entry in
+                var headers = entry.headers
+                headers.remove(name: "content-length")
+                for length in lengths { headers.add(name: "Content-Length", value: length) }
+                entry.headers = headers
+            }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            Self.expectOnlyTheGoodEntry(in: directory)
+        }
+    }
+
+    @Test func aBodyIDNamingAPathElsewhereIsDropped() throws {
+        let outside = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: outside) }
+        let victim = outside.appendingPathComponent("victim")
+        try Data(Store.bytes(100)).write(to: victim)
+        for id in ["../../\(outside.lastPathComponent)/victim", victim.path, "", ".", "..", "bodies"] {
+            let (directory, meta, _) = try Self.folder { $0.bodyID = id }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            Self.expectOnlyTheGoodEntry(in: directory)
+            #expect(!FileManager.default.fileExists(atPath: meta.path), "bodyID \(id)")
+        }
+        #expect(FileManager.default.fileExists(atPath: victim.path))
+    }
+
+    @Test func bodyLengthsThatDisagreeWithTheFileAreDropped() throws {
+        for length: Int64 in [-1, 0, 99, 101, Int64.max, Int64.min] {
+            let (directory, _, body) = try Self.folder { $0.bodyLength = length }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            Self.expectOnlyTheGoodEntry(in: directory)
+            #expect(!FileManager.default.fileExists(atPath: body.path), "length \(length)")
+        }
+        // The file itself shorter or longer than the metadata says.
+        for count in [0, 40, 101, 5000] {
+            let (directory, _, body) = try Self.folder { _ in }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try Data(Store.bytes(count)).write(to: body)
+            Self.expectOnlyTheGoodEntry(in: directory)
+        }
+    }
+
+    @Test func symlinksAreNotFollowed() throws {
+        let outside = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: outside) }
+        let victim = outside.appendingPathComponent("victim")
+        try Data(Store.bytes(100)).write(to: victim)
+        // The body file a link to a file of the right length elsewhere.
+        do {
+            let (directory, _, body) = try Self.folder { _ in }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.removeItem(at: body)
+            try FileManager.default.createSymbolicLink(at: body, withDestinationURL: victim)
+            Self.expectOnlyTheGoodEntry(in: directory)
+        }
+        // The metadata file a link to a good metadata file elsewhere.
+        do {
+            let (directory, meta, _) = try Self.folder { _ in }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let elsewhere = outside.appendingPathComponent("meta")
+            try FileManager.default.moveItem(at: meta, to: elsewhere)
+            try FileManager.default.createSymbolicLink(at: meta, withDestinationURL: elsewhere)
+            Self.expectOnlyTheGoodEntry(in: directory)
+            #expect(FileManager.default.fileExists(atPath: elsewhere.path))
+        }
+        #expect(try Data(contentsOf: victim) == Data(Store.bytes(100)))
+    }
+
+    @Test func hugeOrGarbledMetadataIsDropped() throws {
+        for contents in [
+            Data(count: 2 << 20),  // 2 MiB of zeros
+            Data("{\"version\":1,\"entry\":{\"key\":\"".utf8) + Data(repeating: 0x61, count: 3 << 20) + Data("\"}}".utf8),
+            Data("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[".utf8),
+            Data("{\"version\":2}".utf8),
+            Data([0xFF, 0xFE, 0x00]),
+        ] {
+            let (directory, meta, body) = try Self.folder { _ in }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try contents.write(to: meta)
+            Self.expectOnlyTheGoodEntry(in: directory)
+            #expect(!FileManager.default.fileExists(atPath: body.path))
+        }
+    }
+
+    @Test func namesThatAreNotUTF8AreSkipped() throws {
+        let (directory, _, _) = try Self.folder { _ in }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for folder in ["entries", "bodies", "tmp"] {
+            let path = Array(directory.appendingPathComponent(folder).path.utf8) + [0x2F, 0xFF, 0xFE, 0x2E, 0x6D, 0x65, 0x74, 0x61, 0]
+            let descriptor = path.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o600) }
+            }
+            try #require(descriptor >= 0)
+            close(descriptor)
+        }
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+        #expect(Store.body(of: reopened.stored(key: "http://h/good", requestHeaders: [:])) == Store.bytes(100))
+        #expect(Store.body(of: reopened.stored(key: "http://h/bad", requestHeaders: [:])) == Store.bytes(100))
+    }
+}
