@@ -191,6 +191,18 @@ func pngHeader(width: Int, height: Int) -> Data {
         #expect(rose)
     }
 
+    @Test func garbageHugeAndMissingFieldsAreSkipped() {
+        #expect(MemoryPressureReading.eventCount(fromMemoryEvents: "") == nil)
+        #expect(MemoryPressureReading.eventCount(fromMemoryEvents: "high\nmax -1\noom 1 2\n\u{0}\u{FFFF}") == nil)
+        #expect(MemoryPressureReading.eventCount(fromMemoryEvents: "high 99999999999999999999999\nmax 4") == 4)
+        #expect(MemoryPressureReading.eventCount(fromMemoryEvents: String(repeating: "high 18446744073709551615\n", count: 3)) == .max)
+        #expect(MemoryPressureReading.someAverage10(fromPressure: "some avg10=1e400 avg60=0") == nil)
+        #expect(MemoryPressureReading.someAverage10(fromPressure: "some avg10=-3") == nil)
+        #expect(MemoryPressureReading.someAverage10(fromPressure: "some avg60=3 total=9") == nil)
+        #expect(MemoryPressureReading.someAverage10(fromPressure: "some avg10=") == nil)
+        #expect(MemoryPressureReading.cgroupPath(fromProcSelfCgroup: "0::relative\n") == nil)
+    }
+
     @Test func monitorReadsFilesAndSignals() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-mp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -197,4 +197,47 @@ import Testing
             #expect(ReachabilityAddress(literal: bad) == nil, "\(bad)")
         }
     }
+
+    @Test func lyingLengthsAreRefusedNeverTrapped() throws {
+        // nlmsg_len of 0, 15 and UInt32.max; a header cut short.
+        for claimed: UInt32 in [0, 15, .max] {
+            var bytes = Self.message(type: 24, sequence: 1, [UInt8](repeating: 0, count: 12))
+            bytes.replaceSubrange(0..<4, with: Self.le32(claimed))
+            #expect(throws: NetlinkDecodingError.self) { try NetlinkCodec.messages(in: bytes) }
+        }
+        #expect(throws: NetlinkDecodingError.self) { try NetlinkCodec.messages(in: Array(Self.message(type: 3, sequence: 1, []).prefix(15))) }
+        // A second message whose length lies, after a good one.
+        let two = Self.message(type: 3, sequence: 1, []) + Self.le32(.max) + [UInt8](repeating: 0, count: 12)
+        #expect(throws: NetlinkDecodingError.self) { try NetlinkCodec.messages(in: two) }
+        // An unpadded last message is accepted (its alignment runs past the end, not into garbage).
+        #expect(try NetlinkCodec.messages(in: Self.message(type: 16, sequence: 1, [1, 2, 3])).count == 1)
+
+        let rtmsg: [UInt8] = [2, 0, 0, 0, 254, 3, 0, 1] + Self.le32(0)
+        func route(_ attributes: [UInt8]) throws -> NetlinkMessage {
+            try #require(NetlinkCodec.messages(in: Self.message(type: 24, sequence: 1, rtmsg + attributes)).first)
+        }
+        // rta_len 0 (would loop forever if it were trusted), 3, one past the end; a truncated attribute header is padding.
+        for length: UInt16 in [0, 3, 9] {
+            let message = try route(Self.le16(length) + Self.le16(4) + Self.le32(7))
+            #expect(throws: NetlinkDecodingError.self) { try NetlinkCodec.reply(message) }
+        }
+        #expect(try NetlinkCodec.reply(route([8, 0, 4])) == .route(RouteAnswer(type: 1, outputInterface: nil, hasGateway: false, destinationLength: 0, table: 254)))
+        // RTA_MULTIPATH whose next hop claims 0 bytes, more than there are, or carries an overrunning attribute.
+        for hop in [Self.le16(0) + [0, 0] + Self.le32(3), Self.le16(64) + [0, 0] + Self.le32(3),
+                    Self.le16(16) + [0, 0] + Self.le32(3) + Self.le16(40) + Self.le16(5) + Self.le32(0)] {
+            let message = try route(Self.attribute(9, hop))
+            #expect(throws: NetlinkDecodingError.self) { try NetlinkCodec.reply(message) }
+        }
+        // A link whose IFLA_LINKINFO nests an attribute overrunning it; IFLA_OPERSTATE empty.
+        let ifinfomsg = [UInt8](repeating: 0, count: 16)
+        for attribute in [Self.attribute(18, Self.le16(200) + Self.le16(1) + Array("veth".utf8)), Self.attribute(16, [])] {
+            let link = try #require(NetlinkCodec.messages(in: Self.message(type: 16, sequence: 1, ifinfomsg + attribute)).first)
+            #expect(throws: NetlinkDecodingError.self) { try NetlinkCodec.reply(link) }
+        }
+        // An NLMSG_ERROR too short for its code, and one carrying Int32.min.
+        for payload in [[1, 2, 3], Self.le32(0x8000_0000)] {
+            let error = try #require(NetlinkCodec.messages(in: Self.message(type: 2, sequence: 1, payload)).first)
+            #expect(throws: NetlinkDecodingError.self) { try NetlinkCodec.reply(error) }
+        }
+    }
 }
