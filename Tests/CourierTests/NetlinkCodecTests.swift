@@ -196,6 +196,13 @@ import Testing
         for bad in ["", "1.2.3", "1.2.3.4.5", "::g", "localhost", "[1.2.3.4", "fe80::1%lo"] {
             #expect(ReachabilityAddress(literal: bad) == nil, "\(bad)")
         }
+        // inet_pton stops at a NUL: what follows it must not be silently dropped.
+        for bad in ["127.0.0.1\u{0}", "10.0.0.1\u{0}.evil.example", "::1\u{0}x", "[::1]\u{0}"] {
+            #expect(ReachabilityAddress(literal: bad) == nil, "\(bad.debugDescription)")
+            #expect(!ReachabilityTarget.isValidHostName(bad), "\(bad.debugDescription)")
+        }
+        #expect(!ReachabilityTarget.isValidHostName("example\u{0}.com"))
+        #expect(!ReachabilityTarget.isValidHostName(String(repeating: "a", count: 1 << 20)))
     }
 
     @Test func lyingLengthsAreRefusedNeverTrapped() throws {

@@ -19,11 +19,12 @@ struct ReachabilityAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses an IPv4 dotted quad or an IPv6 literal (brackets allowed: `[::1]`); nil for
-    /// anything else, zone suffixes (`fe80::1%eth0`) included.
+    /// anything else, zone suffixes (`fe80::1%eth0`) and NULs included (`inet_pton` would stop at
+    /// a NUL and read `"10.0.0.1\0junk"` as 10.0.0.1).
     init?(literal text: String) {
         var body = Substring(text)
         if body.hasPrefix("["), body.hasSuffix("]") { body = body.dropFirst().dropLast() }
-        guard !body.isEmpty, body.count <= 64 else { return nil }
+        guard !body.isEmpty, body.utf8.count <= 64, !body.utf8.contains(0) else { return nil }
         var four = [UInt8](repeating: 0, count: 4)
         if inet_pton(AF_INET, String(body), &four) == 1 {
             self.bytes = four
