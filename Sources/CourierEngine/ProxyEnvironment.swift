@@ -202,13 +202,27 @@ extension EngineProxy {
         guard let kind = Kind(rawValue: scheme) else {
             throw .invalidURL("proxy \(text): the scheme \(scheme) is not supported (http, socks5, socks5h)")
         }
-        let port = components.port ?? 1080
-        guard (1...65_535).contains(port) else { throw .invalidURL("proxy \(text): port \(port) is out of range") }
+        // URLComponents answers a nil port for one too large for an Int: read the text itself,
+        // so such a port is refused rather than silently replaced by the default.
+        let portText = Self.portText(ofURL: withScheme)
+        let port = portText.isEmpty ? 1080 : Int(portText) ?? 0
+        guard (1...65_535).contains(port) else { throw .invalidURL("proxy \(text): port \(portText) is out of range") }
         var bare = host
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
         self.init(
             host: bare, port: port, username: components.user?.removingPercentEncoding,
             password: components.password?.removingPercentEncoding, kind: kind)
+    }
+
+    /// The port as written in `url` (`scheme://[userinfo@]host[:port][/…]`), or "" when none.
+    private static func portText(ofURL url: String) -> Substring {
+        guard let schemeEnd = url.range(of: "://") else { return "" }
+        let rest = url[schemeEnd.upperBound...]
+        var authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex)]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let close = authority.lastIndex(of: "]") { authority = authority[authority.index(after: close)...] }
+        guard let colon = authority.lastIndex(of: ":") else { return "" }
+        return authority[authority.index(after: colon)...]
     }
 }
 

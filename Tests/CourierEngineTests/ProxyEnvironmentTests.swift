@@ -52,6 +52,16 @@ struct ProxyEnvironmentTests {
         Case(noProxy: "example.com/8", host: "example.com", port: 80, bypassed: false),
         Case(noProxy: "10.0.0.0/40", host: "10.0.0.1", port: 80, bypassed: false),
         Case(noProxy: "example.com:http", host: "example.com", port: 80, bypassed: false),
+        // Hostile prefix lengths and ports match nothing (and don't trap).
+        Case(noProxy: "10.0.0.0/999", host: "10.0.0.1", port: 80, bypassed: false),
+        Case(noProxy: "10.0.0.0/-1", host: "10.0.0.1", port: 80, bypassed: false),
+        Case(noProxy: "10.0.0.0/99999999999999999999999", host: "10.0.0.1", port: 80, bypassed: false),
+        Case(noProxy: "::/129", host: "::1", port: 80, bypassed: false),
+        Case(noProxy: "[::1/-1]", host: "::1", port: 80, bypassed: false),
+        Case(noProxy: "example.com:99999", host: "example.com", port: 99999, bypassed: false),
+        Case(noProxy: "example.com:-1", host: "example.com", port: -1, bypassed: false),
+        Case(noProxy: "[::1]:65536", host: "::1", port: 65536, bypassed: false),
+        Case(noProxy: "[::1", host: "::1", port: 80, bypassed: false),
     ]
 
     @Test(arguments: noProxyTable)
@@ -92,6 +102,25 @@ struct ProxyEnvironmentTests {
         for bad in ["socks4://proxy.test:1080", "https://proxy.test", "http://", "http://proxy.test:0"] {
             #expect(throws: EngineError.self, "\(bad)") { try EngineProxy(url: bad) }
         }
+        // Hostile values: a clear error or the right answer, never a silently wrong proxy.
+        for bad in [
+            "http://pro xy.test:8080", "http://proxy.test:65536", "http://proxy.test:99999", "http://proxy.test:-1",
+            "http://proxy.test:99999999999999999999", "http://::1:8080", "http://[::1", " ",
+        ] {
+            #expect(throws: EngineError.self, "\(bad)") { try EngineProxy(url: bad) }
+        }
+        #expect(
+            try ProxyEnvironment(environment: ["https_proxy": " http://proxy.test:8080\t"])
+                .proxy(scheme: "https", host: "a", port: 443) == EngineProxy(host: "proxy.test", port: 8080))
+        // '@' and ':' in the password: percent-encoded they arrive intact; bare, the value is
+        // either refused or read as curl reads it (user up to the first ':', host after the last '@').
+        #expect(
+            try EngineProxy(url: "http://ada:p%40s%3As@proxy.test:8080")
+                == EngineProxy(host: "proxy.test", port: 8080, username: "ada", password: "p@s:s"))
+        if let bare = try? EngineProxy(url: "http://ada:p@s:s@proxy.test:8080") {
+            #expect(bare == EngineProxy(host: "proxy.test", port: 8080, username: "ada", password: "p@s:s"))
+        }
+        #expect(try EngineProxy(url: "[fd00::1]:3128") == EngineProxy(host: "fd00::1", port: 3128))
         // A bad variable names itself.
         let error = #expect(throws: EngineError.self) {
             try ProxyEnvironment(environment: ["https_proxy": "ftp://x"]).proxy(scheme: "https", host: "a", port: 443)
