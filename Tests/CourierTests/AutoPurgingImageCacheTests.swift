@@ -146,6 +146,18 @@ func pngHeader(width: Int, height: Int) -> Data {
         #expect(ImageCachePurgeRule.cost(pixelWidth: 1 << 31, pixelHeight: 1 << 31) == .max)
         #expect(ImageCachePurgeRule.cost(pixelWidth: 16, pixelHeight: 12) == 768)
     }
+
+    @Test func aHeaderClaimingUInt32MaxSquaredNeitherTrapsNorStays() throws {
+        let huge = try #require(Image(data: pngHeader(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF)))
+        #expect(huge.pixelWidth == 0xFFFF_FFFF)
+        #expect(huge.pixelCount == .max)  // (2³² − 1)² does not fit an Int: saturates rather than trapping
+        #expect(Image(data: pngHeader(width: 0, height: 10)) == nil)
+        cache.add(Self.logo, withIdentifier: "logo")
+        cache.add(huge, withIdentifier: "huge")
+        // Its cost saturates at UInt64.max: the purge empties the cache instead of wrapping usage.
+        #expect(cache.memoryUsage == 0)
+        #expect(cache.image(withIdentifier: "huge") == nil)
+    }
 }
 
 /// The memory-pressure readings and the rule that turns them into purges, with plain values.

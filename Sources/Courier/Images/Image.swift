@@ -61,6 +61,10 @@ public struct Image: Sendable, Hashable {
     /// Height in points: ``pixelHeight`` / ``scale``.
     public var height: Double { Double(pixelHeight) / scale }
 
-    /// Total pixel count, the cost a cache charges (4 bytes per pixel when decoded).
-    public var pixelCount: Int { pixelWidth * pixelHeight }
+    /// Total pixel count, the cost a cache charges (4 bytes per pixel when decoded); `Int.max`
+    /// when the header claims more (a PNG or TIFF may say 2³² − 1 × 2³² − 1).
+    public var pixelCount: Int {
+        let (count, overflow) = pixelWidth.multipliedReportingOverflow(by: pixelHeight)
+        return overflow ? .max : count
+    }
 }
