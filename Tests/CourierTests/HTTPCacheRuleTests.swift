@@ -133,6 +133,25 @@ struct HTTPCacheRuleTests {
         #expect(CacheFreshness.isFresh(merged, now: Self.now))
     }
 
+    @Test func notModifiedCannotRecodeOrCutTheStoredBody() {
+        // The stored body was kept as delivered (identity, whole); a 304 claiming another coding
+        // or a range would make the replayed head describe bytes it doesn't carry.
+        let stored = Self.entry(["ETag": "\"v1\"", "Content-Length": "5", "Content-Type": "text/plain"])
+        let notModified: HTTPHeaders = [
+            "ETag": "\"v1\"", "Content-Encoding": "gzip", "Content-Range": "bytes 0-1/5", "Content-Length": "99", "X-New": "2",
+        ]
+        let headers = CacheValidation.merged(stored, notModifiedHeaders: notModified, requestTime: Self.now, responseTime: Self.now)
+            .headers
+        #expect(headers["content-encoding"].isEmpty)
+        #expect(headers["content-range"].isEmpty)
+        #expect(headers["content-length"] == ["5"])
+        #expect(headers["x-new"] == ["2"])
+        // A stored coding stays as stored, whatever the 304 says.
+        let coded = Self.entry(["ETag": "\"v1\"", "Content-Length": "5", "Content-Encoding": "br"])
+        let recoded = CacheValidation.merged(coded, notModifiedHeaders: ["Content-Encoding": "gzip"], requestTime: Self.now, responseTime: Self.now)
+        #expect(recoded.headers["content-encoding"] == ["br"])
+    }
+
     // MARK: Invalidation
 
     @Test func unsafeMethodsInvalidateSameOriginTargets() {

@@ -20,9 +20,10 @@ enum CacheValidation {
     }
 
     /// Header fields a 304 never replaces in the stored head: `Content-Length` (§3.2, the
-    /// stored body keeps its length) and hop-by-hop fields (§3.1).
+    /// stored body keeps its length), `Content-Encoding` and `Content-Range` (the stored body
+    /// keeps its coding and is whole: a 304 can't recode or cut it), and hop-by-hop fields (§3.1).
     static let unmergedFields: Set<String> = [
-        "content-length", "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
+        "content-length", "content-encoding", "content-range", "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
         "trailer", "proxy-authenticate", "proxy-authorization",
     ]
 
