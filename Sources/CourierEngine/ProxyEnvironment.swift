@@ -229,9 +229,41 @@ extension EngineProxy {
 extension EngineConfiguration {
     /// The proxy for `target`: the explicit ``proxy`` when set, else the one
     /// ``proxyEnvironment`` picks, else nil.
+    ///
+    /// - Throws: ``EngineError/invalidURL(_:)`` for an environment value that is not a proxy
+    ///   URL, and for what a SOCKS5 proxy can't be sent (RFC 1928/1929 length bytes): a user
+    ///   name not 1 to 255 bytes, a password over 255 bytes, a `socks5h` host name over 255
+    ///   bytes. Before any I/O, so nothing is truncated and no proxy is blamed for it.
     func proxy(for target: RequestTarget) throws(EngineError) -> EngineProxy? {
-        if let proxy { return proxy }
-        guard let proxyEnvironment else { return nil }
-        return try proxyEnvironment.proxy(scheme: target.scheme.rawValue, host: target.host, port: target.port)
+        let chosen: EngineProxy?
+        if let proxy {
+            chosen = proxy
+        } else if let proxyEnvironment {
+            chosen = try proxyEnvironment.proxy(scheme: target.scheme.rawValue, host: target.host, port: target.port)
+        } else {
+            chosen = nil
+        }
+        if let chosen, chosen.kind != .http { try chosen.checkSOCKS5Lengths(host: target.host) }
+        return chosen
+    }
+}
+
+extension EngineProxy {
+    /// Throws ``EngineError/invalidURL(_:)`` when a SOCKS5 handshake could not carry this
+    /// proxy's credentials, or `host` (sent by name for `socks5h`), in its one-byte lengths.
+    func checkSOCKS5Lengths(host: String) throws(EngineError) {
+        if let username {
+            let userBytes = username.utf8.count
+            let passwordBytes = password?.utf8.count ?? 0
+            guard (1...255).contains(userBytes), passwordBytes <= 255 else {
+                throw .invalidURL(
+                    "SOCKS5 proxy \(authority): the user name must be 1 to 255 bytes and the password at most 255 "
+                        + "(RFC 1929); they are \(userBytes) and \(passwordBytes)")
+            }
+        }
+        if kind == .socks5h, IPAddressBytes(host) == nil, host.utf8.count > 255 {
+            throw .invalidURL(
+                "host name of \(host.utf8.count) bytes: a socks5h proxy (\(authority)) takes names up to 255 bytes")
+        }
     }
 }
