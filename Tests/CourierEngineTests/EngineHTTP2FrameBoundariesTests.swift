@@ -90,4 +90,22 @@ struct EngineHTTP2FrameBoundariesTests {
         let bytes: [UInt8] = [0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 7, count: 1_000)
         #expect(Self.cut(bytes, reads: [bytes.count], target: 16_384) == [[bytes.count]])
     }
+
+    @Test func aMaximalLengthHeaderSplitOneBytePerReadIsCountedNotBuffered() {
+        // A header announcing 2^24-1 bytes, a byte per read, then 64 KiB reads of its payload:
+        // each read is one slice of its own size (nothing held back, nothing allocated for the
+        // announced length), and the frame after it is found where the length says.
+        var boundaries = HTTP2FrameBoundaries()
+        for byte: UInt8 in [0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 1] {
+            #expect(boundaries.sliceLengths(of: ByteBuffer(bytes: [byte]), target: 16_384) == [1])
+        }
+        let chunk = ByteBuffer(repeating: 7, count: 65_536)
+        var left = (1 << 24) - 1
+        while left >= 65_536 {
+            #expect(boundaries.sliceLengths(of: chunk, target: 16_384) == [65_536])
+            left -= 65_536
+        }
+        let tail = ByteBuffer(bytes: [UInt8](repeating: 7, count: left) + Self.frame(10))
+        #expect(boundaries.sliceLengths(of: tail, target: 16_384) == [left, 19])
+    }
 }
