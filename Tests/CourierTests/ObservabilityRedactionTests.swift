@@ -30,7 +30,23 @@ struct ObservabilityRedactionTests {
         #expect(try redacted("https://h/p?\(name)=v4lue&page=2") == "https://h/p?\(name)=REDACTED&page=2")
     }
 
-    @Test(arguments: ["page", "q", "monkey", "sort", "keyboard", "tokens_used", "id"])
+    /// The nested and array names Courier's own query encoding writes (`user[password]=…`,
+    /// `token[]=…`), raw or percent-encoded, are secret when any part of them is.
+    @Test(arguments: ["token[]", "user[password]", "auth[access_token]", "oauth[refresh-token][]", "TOKEN", "Access_Token"])
+    func nestedAndArrayQueryNames(_ name: String) throws {
+        #expect(rules.isSensitiveQueryParameter(name))
+        let encoded = try #require(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "_-"))))
+        #expect(try redacted("https://h/p?\(encoded)=v4lue&page=2") == "https://h/p?\(encoded)=REDACTED&page=2")
+        #expect(rules.redactedQuery("\(name)=v4lue&page=2") == "\(name)=REDACTED&page=2")
+    }
+
+    @Test func oddURLCredentialAndFragmentShapes() throws {
+        #expect(try !redacted("https://:pw@example.com/a").contains("pw"))
+        #expect(try redacted("https://example.com/cb#access_token=abc&TOKEN=def") == "https://example.com/cb")
+        #expect(try redacted("https://u:p@example.com/a?TOKEN=x&Api-Key=y") == "https://REDACTED:REDACTED@example.com/a?TOKEN=REDACTED&Api-Key=REDACTED")
+    }
+
+    @Test(arguments: ["page", "q", "monkey", "sort", "keyboard", "tokens_used", "id", "tokens[0]", "list[]", "[]"])
     func ordinaryQueryParameters(_ name: String) {
         #expect(!rules.isSensitiveQueryParameter(name))
     }

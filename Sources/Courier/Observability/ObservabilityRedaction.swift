@@ -70,7 +70,14 @@ public struct ObservabilityRedaction: Sendable, Equatable {
 
     /// Whether a query parameter's value is hidden: its name is in
     /// ``sensitiveQueryParameters`` or its last word is in ``sensitiveQueryParameterSuffixes``.
+    /// A nested or array name (`user[password]`, `token[]`, as Courier's query encoding writes
+    /// them) is hidden when any of its parts is.
     public func isSensitiveQueryParameter(_ name: String) -> Bool {
+        name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { isSensitiveName(String($0)) }
+    }
+
+    /// One part of a query parameter's name, by the two lists.
+    private func isSensitiveName(_ name: String) -> Bool {
         let name = Self.normalized(name)
         if sensitiveQueryParameters.contains(name) { return true }
         guard let last = name.split(separator: "_").last else { return false }
