@@ -41,6 +41,37 @@ struct HTTPCacheRuleTests {
         #expect(CacheControl([]).maxAge == nil)
     }
 
+    @Test func hostileFreshnessFieldsReadConservatively() {
+        // Cache-Control: quoted, conflicting, junk after the digits, non-ASCII digits, empty.
+        #expect(CacheControl(["max-age=\"60\""]).maxAge == 60)
+        #expect(CacheControl(["max-age=60", "max-age=0"]).maxAge == 60)  // first wins (RFC 9111 §4.2.1)
+        #expect(CacheControl(["max-age=60=1"]).maxAge == 0)
+        #expect(CacheControl(["max-age=1e9"]).maxAge == 0)
+        #expect(CacheControl(["max-age=\u{0666}\u{0660}"]).maxAge == 0)
+        #expect(CacheControl(["max-age="]).maxAge == 0)
+        #expect(CacheControl(["max-age=2147483649"]).maxAge == CacheControl.deltaSecondsCap)
+        #expect(CacheControl(["max-age=\"" + String(repeating: "9", count: 10_000) + "\""]).maxAge == CacheControl.deltaSecondsCap)
+        #expect(CacheControl(["no-store=\"a,b\", max-age=\"1,2\""]).noStore)
+        // Age: huge is just old; negative or not a number is ignored.
+        #expect(!CacheFreshness.isFresh(Self.entry(["Cache-Control": "max-age=2147483648", "Age": "99999999999999999999"]), now: Self.now))
+        #expect(CacheFreshness.currentAge(of: Self.entry(["Age": "-5"]), now: Self.now) == 0)
+        #expect(CacheFreshness.currentAge(of: Self.entry(["Age": "1e9"]), now: Self.now) == 0)
+        // Dates out of range: no date, so Expires means stale and Date falls back to receipt.
+        #expect(CacheFreshness.lifetime(of: Self.entry(["Expires": "Thu, 01 Jan 1600 00:00:00 GMT"])) == 0)
+        #expect(CacheFreshness.lifetime(of: Self.entry(["Expires": "Thu, 01 Jan 99999 00:00:00 GMT"])) == 0)
+        #expect(CacheFreshness.lifetime(of: Self.entry(["Date": "Fri, 31 Dec 9999 23:59:59 GMT", "Expires": Self.date(60)])) == 0)
+        let farFuture = CacheFreshness.lifetime(of: Self.entry(["Date": Self.date(0), "Expires": "Fri, 31 Dec 9999 23:59:59 GMT"]))
+        #expect(farFuture.isFinite && farFuture > 0)
+        // Vary naming hundreds of fields: a key with all of them, matched only by the same values.
+        let names = (0..<500).map { "X-H\($0)" }
+        let vary = HTTPHeaders([("Vary", names.joined(separator: ", "))])
+        let request = HTTPHeaders(names.map { ($0, "v") })
+        let key = CacheVary.secondaryKey(responseHeaders: vary, requestHeaders: request)
+        #expect(key.count == 500)
+        #expect(CacheVary.matches(key, requestHeaders: request))
+        #expect(!CacheVary.matches(key, requestHeaders: [:]))
+    }
+
     @Test func httpDatesRoundTrip() {
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
