@@ -34,6 +34,10 @@ struct SerializerInputTests {
         "text/plain ; charset = US-ASCII ", "text/plain; format=flowed; charset=utf-8; charset=latin1",
         "text/plain; Charset=utf-8", "text/plain; charset", "text/plain; charset=", "text/plain;", ";", "", " text/plain",
         "text/plain; x=1=2; charset=a=b", "image/png\t;\tcharset=\tUTF-16\t",
+        // Hostile shapes: a list, empty parameters, an upper-case name, a huge charset, an unknown one.
+        "TEXT/PLAIN", "text/plain, application/json", "text/plain; charset=utf-8, text/html; charset=latin1",
+        "text/plain;;charset=x", "text/plain; CHARSET = UTF-8", "text/plain; charset=x-unknown-\u{7F}",
+        "text/plain; charset=" + String(repeating: "u", count: 10_000),
     ]
 
     @Test("status, MIME type and text encoding read from the head are the HTTPURLResponse's")
