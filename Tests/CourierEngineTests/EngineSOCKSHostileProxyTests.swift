@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 
 @testable import CourierEngine
@@ -23,9 +24,14 @@ private final class ScriptedAnswers: ChannelInboundHandler, @unchecked Sendable 
     }
 }
 
+/// How many connections the scripted proxy accepted.
+final class ConnectionCount: Sendable {
+    let value = Atomic(0)
+}
+
 /// Hostile SOCKS5 answers: every one ends in a typed error or a correct response, never a
 /// hang or a crash; and credentials or a host name SOCKS5 can't carry fail before any I/O.
-@Suite("HTTPEngine against a hostile SOCKS5 proxy")
+@Suite("HTTPEngine against hostile SOCKS5 and CONNECT proxies")
 struct EngineSOCKSHostileProxyTests {
     struct Script: Sendable, CustomStringConvertible {
         let description: String
@@ -75,10 +81,37 @@ struct EngineSOCKSHostileProxyTests {
         }
     }
 
-    static func withScriptedProxy<T>(_ answers: [[UInt8]], _ body: (Int) async throws -> T) async throws -> T {
+    @Test(arguments: [
+        "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=x\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 Connection established\r\nContent-Length: 5\r\n\r\nhello",
+    ])
+    func aConnectProxyThatRefusesOrSendsABodyFailsOnce(answer: String) async throws {
+        // A 407 (again and again) and a 200 with a body (fed to TLS as the origin's bytes): a
+        // typed error after one connection to the proxy, no loop of attempts.
+        let connections = ConnectionCount()
+        try await Self.withScriptedProxy([Array(answer.utf8)], connections: connections) { port in
+            var configuration = EngineConfiguration()
+            configuration.proxy = EngineProxy(host: "127.0.0.1", port: port, username: "ada", password: "pw")
+            configuration.connectTimeout = .seconds(20)
+            let engine = try HTTPEngine(configuration: configuration)
+            let url = try #require(URL(string: "https://origin.test/get"))
+            let error = await engineError { _ = try await engine.collect(EngineRequest(url: url)) }
+            #expect(error != nil)
+            if answer.contains("407") {
+                #expect(error?.description.contains("407") == true, "\(String(describing: error))")
+            }
+            #expect(connections.value.load(ordering: .relaxed) == 1)
+            await engine.shutdown()
+        }
+    }
+
+    static func withScriptedProxy<T>(
+        _ answers: [[UInt8]], connections: ConnectionCount? = nil, _ body: (Int) async throws -> T
+    ) async throws -> T {
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections?.value.add(1, ordering: .relaxed)
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ScriptedAnswers(answers))
                 }
             }

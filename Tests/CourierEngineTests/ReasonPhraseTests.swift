@@ -87,6 +87,9 @@ struct ReasonPhraseTests {
             "200 Tr\u{E8}s Bien",  // obs-text (UTF-8)
             "200 \u{1B}[31mRed",  // an escape sequence
             "200 " + String(repeating: "x", count: 2000),  // longer than the 1 KiB bound
+            "200 " + String(repeating: "x", count: 100 * 1024),  // 100 KiB
+            "200 Fine\u{0}Thanks",  // NUL
+            "200 Fine\u{8}\u{8}\u{8}\u{8}Evil",  // backspaces
         ])
     func doubtfulPhraseFallsBack(status: String) async throws {
         let responses = try await Self.collect(.answer(status: status, headers: ["Content-Length: 2"], body: "ok"))
