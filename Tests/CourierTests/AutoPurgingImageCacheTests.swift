@@ -215,6 +215,13 @@ func pngHeader(width: Int, height: Int) -> Data {
         #expect(MemoryPressureReading.cgroupPath(fromProcSelfCgroup: "0::relative\n") == nil)
     }
 
+    @Test func aNaNIntervalIsTheDefaultNotATrap() {
+        // `max(.nan, 0.1)` is NaN, and the poll timer's Int(NaN × 10⁹) would trap at the first handler.
+        #expect(MemoryPressureMonitor(memoryEventsPath: nil, pressurePath: nil, interval: .nan).interval == 2)
+        #expect(MemoryPressureMonitor(memoryEventsPath: nil, pressurePath: nil, interval: -5).interval == 0.1)
+        #expect(MemoryPressureMonitor(memoryEventsPath: nil, pressurePath: nil, interval: .infinity).interval == .infinity)
+    }
+
     @Test func monitorReadsFilesAndSignals() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-mp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -43,7 +43,8 @@ public final class MemoryPressureMonitor: Sendable {
         self.init(memoryEventsPath: files.events, pressurePath: files.pressure, interval: interval)
     }
 
-    /// A monitor of the given files (either may be nil), polling every `interval` seconds.
+    /// A monitor of the given files (either may be nil), polling every `interval` seconds (at
+    /// least 0.1; NaN means the default, 2).
     public convenience init(memoryEventsPath: String?, pressurePath: String?, interval: TimeInterval = 2) {
         self.init(memoryEventsPath: memoryEventsPath, pressurePath: pressurePath, interval: interval, polls: true)
     }
@@ -52,7 +53,7 @@ public final class MemoryPressureMonitor: Sendable {
     init(memoryEventsPath: String?, pressurePath: String?, interval: TimeInterval, polls: Bool) {
         self.eventsPath = memoryEventsPath
         self.pressurePath = pressurePath
-        self.interval = max(interval, 0.1)
+        self.interval = interval.isNaN ? 2 : max(interval, 0.1)
         self.polls = polls
     }
 
