@@ -1,8 +1,9 @@
-import Foundation
+public import Foundation
 import NIOHTTP1
 
-/// httpbin's caching endpoints: conditional requests and `Cache-Control`.
-enum CacheEndpoints {
+/// httpbin's caching endpoints: conditional requests and `Cache-Control`. Public for
+/// ``httpDate(_:)`` only (tests write HTTP dates with it).
+public enum CacheEndpoints {
     /// `/cache`: 304 when the request is conditional (`If-Modified-Since` or `If-None-Match`),
     /// otherwise the `/get` dictionary with a fresh `Last-Modified` and `ETag`.
     static func cache(_ request: ServerRequest) -> ServerReply {
@@ -130,8 +131,9 @@ enum CacheEndpoints {
         return formatter.date(from: text)
     }
 
-    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-    static func httpDate(_ date: Date) -> String {
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), whole seconds, for the endpoints and
+    /// for tests that need an HTTP date. Any thread.
+    public static func httpDate(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")

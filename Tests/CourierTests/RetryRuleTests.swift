@@ -1,5 +1,6 @@
 @testable import Courier
 import CourierEngine
+import CourierTestServer
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -34,8 +35,8 @@ struct RetryRuleTests {
         #expect(RetryRule.retryAfter("120", now: Self.now) == 120)
         #expect(RetryRule.retryAfter(" 0 ", now: Self.now) == 0)
         #expect(RetryRule.retryAfter("99999999999999999999999", now: Self.now) == .greatestFiniteMagnitude)
-        #expect(RetryRule.retryAfter(HTTPDate.format(Self.now.addingTimeInterval(30)), now: Self.now) == 30)
-        #expect(RetryRule.retryAfter(HTTPDate.format(Self.now.addingTimeInterval(-30)), now: Self.now) == 0)
+        #expect(RetryRule.retryAfter(CacheEndpoints.httpDate(Self.now.addingTimeInterval(30)), now: Self.now) == 30)
+        #expect(RetryRule.retryAfter(CacheEndpoints.httpDate(Self.now.addingTimeInterval(-30)), now: Self.now) == 0)
         #expect(RetryRule.retryAfter("Sunday, 06-Nov-94 08:49:37 GMT", now: Self.now) == 0)  // RFC 850, past
         #expect(RetryRule.retryAfter("-5", now: Self.now) == nil)
         #expect(RetryRule.retryAfter("1.5", now: Self.now) == nil)
@@ -83,6 +84,15 @@ struct RetryRuleTests {
         #expect(decide(retryAfter: "7000") == 60)  // capped
         #expect(decide(retryAfter: "7", policy: RetryPolicy(maximumRetryAfter: 2)) == 2)
         #expect(decide(retryAfter: "garbage") == 0.5)  // falls back to the backoff
+        // Hostile values: never a crash, a negative or an unbounded wait.
+        #expect(decide(retryAfter: "1e30") == 0.5)
+        #expect(decide(retryAfter: "-5") == 0.5)
+        #expect(decide(retryAfter: "+5") == 0.5)
+        #expect(decide(retryAfter: "5, 10") == 0.5)  // two fields, joined: neither is trusted
+        #expect(decide(retryAfter: "Fri, 31 Dec 9999 23:59:59 GMT") == 60)  // far future: capped
+        #expect(decide(retryAfter: "Mon, 01 Jan 1900 00:00:00 GMT") == 0)  // long past: now
+        #expect(decide(retryAfter: "99999999999999999999999", policy: RetryPolicy(maximumRetryAfter: .nan)) == 0)
+        #expect(decide(retryAfter: "7", policy: RetryPolicy(maximumRetryAfter: -1)) == 0)
         #expect(decide("delete", policy: RetryPolicy(retryableMethods: ["DELETE"])) == 0.5)
         #expect(decide(policy: RetryPolicy(retryLimit: 0)) == nil)
     }
