@@ -340,10 +340,11 @@ struct RouteLookup {
     /// Sends `bytes` and returns the replies carrying its sequence number: the one answer (or
     /// error) of a request, every entry of a dump up to its end. Empty on any failure.
     private func exchange(_ bytes: [UInt8]) -> [NetlinkReply] {
-        let sequence = bytes.count >= 12 ? bytes[8..<12].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } : 0
-        let isDump = bytes.count >= 8 && bytes[6..<8].withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) } & RouteNetlink.flagDump != 0
         var replies: [NetlinkReply] = []
         do {
+            guard let request = try NetlinkCodec.messages(in: bytes).first else { return [] }
+            let sequence = request.sequence
+            let isDump = request.flags & RouteNetlink.flagDump != 0
             try socket.send(bytes)
             while true {
                 guard case .datagram(let datagram) = try socket.receive(blocking: true) else { return [] }
