@@ -90,6 +90,30 @@ extension ConnectionFactory {
         }
     }
 
+    /// Adds what comes before the HTTP handlers, for both connect paths: the proxy's handshake
+    /// (SOCKS5, or a `CONNECT` tunnel for https through an HTTP proxy), then TLS for https,
+    /// whose trust rejection goes to `recordRejection` (on the channel's event loop).
+    static func addProxyAndTLSHandlers(
+        _ sync: ChannelPipeline.SynchronousOperations,
+        channel: any Channel,
+        key: ConnectionKey,
+        socksTarget: SOCKS5ClientHandler.Target?,
+        sslContext: NIOSSLContext?,
+        verifier: (any ServerTrustVerifier)?,
+        setupErrorBox: SetupErrorBox,
+        recordRejection: @escaping @Sendable (EngineError) -> Void
+    ) throws {
+        let useTLS = key.scheme == .https
+        try addProxyHandshake(
+            sync, proxy: key.proxy, socksTarget: socksTarget, useTLS: useTLS, host: key.host, port: key.port,
+            setupErrorBox: setupErrorBox)
+        if useTLS, let sslContext {
+            try sync.addHandler(
+                makeTLSHandler(
+                    context: sslContext, verifier: verifier, host: key.host, channel: channel, recordRejection: recordRejection))
+        }
+    }
+
     /// Adds the HTTP/1.1 handlers (after TLS, if any): the request encoder, the reason-phrase
     /// recorder (the decoder drops the server's phrase), the response decoder, the
     /// decompressor when `decompressionRatio` is set, and `handler` last.

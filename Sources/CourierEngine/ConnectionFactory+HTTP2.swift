@@ -51,9 +51,7 @@ extension ConnectionFactory {
         let sslContext = self.sslContext
         let verifier = configuration.tls.verifier
         let host = key.host
-        let port = key.port
         let setupErrorBox = SetupErrorBox()
-        let proxy = key.proxy
         let socksTarget = try await socksTarget(for: key)
         let settings = initialSettings
         let windowSize = max(65_535, configuration.http2StreamWindowSize)
@@ -93,16 +91,11 @@ extension ConnectionFactory {
                                 ))
                         }
                     }
-                    try Self.addProxyHandshake(
-                        sync, proxy: proxy, socksTarget: socksTarget, useTLS: useTLS, host: host, port: port,
-                        setupErrorBox: setupErrorBox)
-                    if useTLS, let sslContext {
-                        let loopSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
-                        try sync.addHandler(
-                            Self.makeTLSHandler(context: sslContext, verifier: verifier, host: host, channel: channel) {
-                                loopSetup.value.trustRejection = $0
-                            })
-                    }
+                    let loopSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
+                    try Self.addProxyAndTLSHandlers(
+                        sync, channel: channel, key: key, socksTarget: socksTarget, sslContext: sslContext, verifier: verifier,
+                        setupErrorBox: setupErrorBox
+                    ) { loopSetup.value.trustRejection = $0 }
                     try sync.addHandler(setup)
                 })
 

@@ -143,7 +143,6 @@ struct ConnectionFactory: Sendable {
         let absoluteFormProxy = proxy.flatMap { proxy in
             useTLS || proxy.kind != .http ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
         }
-        let port = key.port
 
         let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining)
             .channelInitializer(
@@ -154,16 +153,11 @@ struct ConnectionFactory: Sendable {
                         setupErrorBox: setupErrorBox,
                         absoluteFormProxy: absoluteFormProxy
                     )
-                    try Self.addProxyHandshake(
-                        sync, proxy: proxy, socksTarget: socksTarget, useTLS: useTLS, host: host, port: port,
-                        setupErrorBox: setupErrorBox)
-                    if useTLS, let sslContext {
-                        let loopHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
-                        try sync.addHandler(
-                            Self.makeTLSHandler(context: sslContext, verifier: verifier, host: host, channel: channel) {
-                                loopHandler.value.trustRejection = $0
-                            })
-                    }
+                    let loopHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                    try Self.addProxyAndTLSHandlers(
+                        sync, channel: channel, key: key, socksTarget: socksTarget, sslContext: sslContext, verifier: verifier,
+                        setupErrorBox: setupErrorBox
+                    ) { loopHandler.value.trustRejection = $0 }
                     try Self.addHTTP1Handlers(sync, handler: handler, decompressionRatio: decompression?.ratio)
                 })
 
