@@ -209,7 +209,9 @@ struct HTTPCacheSessionTests {
             let url = server.sessionURL("/cached/corrupt?cc=max-age=600")
             let first = await Self.fetch(Self.manager(HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)), url)
             let entries = directory.appendingPathComponent("entries")
-            for file in try FileManager.default.contentsOfDirectory(atPath: entries.path) {
+            let files = try FileManager.default.contentsOfDirectory(atPath: entries.path)
+            #expect(files.count == 1)  // the first response was stored: there is something to corrupt
+            for file in files {
                 try Data("not json at all".utf8).write(to: entries.appendingPathComponent(file))
             }
             let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
