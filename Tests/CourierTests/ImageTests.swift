@@ -53,6 +53,34 @@ import Testing
         #expect(Image(data: Data()) == nil)
     }
 
+    @Test func hostileHeadersGiveNilOrTheirClaimNeverATrapOrALoop() throws {
+        let soi: [UInt8] = [0xFF, 0xD8]
+        let sof: [UInt8] = [0xFF, 0xC0] + Self.be16(17) + [8] + Self.be16(7) + Self.be16(5) + [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
+        // JPEG: a segment length of 0 or 1 (would not advance), one running past the end, a run of
+        // fill bytes to the end, an SOF of 0 × 0, an SOF cut before its size.
+        for bytes in [soi + [0xFF, 0xE0] + Self.be16(0) + [0, 0], soi + [0xFF, 0xE0] + Self.be16(1) + [0, 0],
+                      soi + [0xFF, 0xE1] + Self.be16(0xFFFF) + [UInt8](repeating: 0, count: 10),
+                      soi + [UInt8](repeating: 0xFF, count: 100_000),
+                      soi + [0xFF, 0xC0] + Self.be16(17) + [8, 0, 0, 0, 0], soi + [0xFF, 0xC0] + Self.be16(17) + [8, 0]] {
+            #expect(Image(data: Data(bytes)) == nil)
+        }
+        // Ten thousand minimal segments before the SOF: walked, not refused.
+        let tiny = soi + Array(repeating: [0xFF, 0xE1] + Self.be16(2), count: 10_000).flatMap { $0 } + sof
+        #expect(Image(data: Data(tiny)).map { [$0.pixelWidth, $0.pixelHeight] } == [5, 7])
+        // Zero and maximal dimensions in the other formats.
+        #expect(Image(data: Data(Array("GIF89a".utf8) + Self.le16(0) + Self.le16(5) + [0, 0, 0])) == nil)
+        let vp8x = Array("RIFF".utf8) + Self.le32(30) + Array("WEBPVP8X".utf8) + Self.le32(10) + [0, 0, 0, 0] + [UInt8](repeating: 0xFF, count: 6)
+        #expect(Image(data: Data(vp8x)).map { [$0.pixelWidth, $0.pixelHeight, $0.pixelCount] } == [1 << 24, 1 << 24, 1 << 48])
+        let bmpHeader = Array("BM".utf8) + Self.le32(0) + Self.le32(0) + Self.le32(54) + Self.le32(40)
+        #expect(Image(data: Data(bmpHeader + Self.le32(12) + Self.le32(0x8000_0000))).map(\.pixelHeight) == 1 << 31)
+        #expect(Image(data: Data(bmpHeader + Self.le32(0xFFFF_FFFF) + Self.le32(7))) == nil)
+        // TIFF: an IFD offset far past the end; an IFD claiming 65,535 entries and holding one.
+        #expect(Image(data: Data(Array("II".utf8) + Self.le16(42) + Self.le32(0xFFFF_FFFF))) == nil)
+        #expect(Image(data: Data(Array("II".utf8) + Self.le16(42) + Self.le32(8) + Self.le16(0xFFFF) + Self.le16(256) + Self.le16(3) + Self.le32(1) + Self.le32(9))) == nil)
+        // ICO claiming 65,535 entries and holding one: the one read is the size.
+        #expect(Image(data: Data([0, 0, 1, 0] + Self.le16(0xFFFF) + [16, 32, 0, 0] + Self.le16(1) + Self.le16(32) + Self.le32(0) + Self.le32(0))).map { [$0.pixelWidth, $0.pixelHeight] } == [16, 32])
+    }
+
     @Test func imageResponseSerializer() throws {
         let serializer = ImageResponseSerializer(imageScale: 2)
         let image = try #require(try serializer.responseObject(for: makeResponse(contentType: "image/png"), data: Data(Self.png)))
