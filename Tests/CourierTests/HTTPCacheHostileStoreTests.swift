@@ -161,3 +161,34 @@ struct HTTPCacheHostileStoreTests {
         #expect(Store.body(of: reopened.stored(key: "http://h/bad", requestHeaders: [:])) == Store.bytes(100))
     }
 }
+
+/// When a resource's `Vary` changes, older variants stay stored next to the new response and a
+/// request can match several: the most recent response is the one served (RFC 9111 §4.1).
+@Suite("HTTP cache storage, several matching variants")
+struct HTTPCacheVariantChoiceTests {
+    typealias Store = HTTPCacheStoreTests
+
+    @Test(arguments: [false, true]) func theMostRecentMatchingVariantIsServed(onDisk: Bool) throws {
+        let directory = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = onDisk
+            ? HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            : HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil)
+        var old = Store.entry("http://h/v", varied: ["accept": "a"])
+        old.responseTime = Date(timeIntervalSinceNow: -60)
+        Store.store(cache, old, body: Store.bytes(10, seed: 1))
+        // The server dropped its Vary: the new response fits every request.
+        Store.store(cache, Store.entry("http://h/v"), body: Store.bytes(10, seed: 2))
+        for _ in 0..<4 {  // a Set's order is not the insertion order: ask more than once
+            #expect(Store.body(of: cache.stored(key: "http://h/v", requestHeaders: ["Accept": "a"])) == Store.bytes(10, seed: 2))
+        }
+        #expect(Store.body(of: cache.stored(key: "http://h/v", requestHeaders: ["Accept": "b"])) == Store.bytes(10, seed: 2))
+        // And the other way round: the newer response varies, the older one didn't.
+        var plain = Store.entry("http://h/w")
+        plain.responseTime = Date(timeIntervalSinceNow: -60)
+        Store.store(cache, plain, body: Store.bytes(10, seed: 3))
+        Store.store(cache, Store.entry("http://h/w", varied: ["accept": "a"]), body: Store.bytes(10, seed: 4))
+        #expect(Store.body(of: cache.stored(key: "http://h/w", requestHeaders: ["Accept": "a"])) == Store.bytes(10, seed: 4))
+        #expect(Store.body(of: cache.stored(key: "http://h/w", requestHeaders: ["Accept": "b"])) == Store.bytes(10, seed: 3))
+    }
+}

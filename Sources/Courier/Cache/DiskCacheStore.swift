@@ -111,28 +111,26 @@ final class DiskCacheStore: Sendable {
 
     // MARK: - Reading
 
-    /// The stored variant of `key` matching `requestHeaders`, with a handle on its body (opened
-    /// under the lock; the caller closes it). A variant whose body file is gone or has the wrong
-    /// length is removed and not returned.
+    /// The stored variant of `key` matching `requestHeaders` (the most recent response when
+    /// several do, RFC 9111 §4.1), with a handle on its body (opened under the lock; the caller
+    /// closes it). A variant whose body file is gone or has the wrong length is removed and not
+    /// returned.
     func lookup(_ key: String, requestHeaders: HTTPHeaders) -> (CacheEntry, FileHandle)? {
         state.withLock { state -> (CacheEntry, FileHandle)? in
-            guard let names = state.names[key] else { return nil }
-            for name in names {
-                guard let item = state.items[name], CacheVary.matches(item.entry.varied, requestHeaders: requestHeaders) else {
-                    continue
-                }
-                let bodyURL = bodiesDirectory.appendingPathComponent(item.entry.bodyID)
-                guard let handle = try? FileHandle(forReadingFrom: bodyURL),
-                    let end = try? handle.seekToEnd(), end == UInt64(item.entry.bodyLength), (try? handle.seek(toOffset: 0)) != nil
-                else {
-                    removeLocked(name, from: &state)
-                    return nil
-                }
-                state.clock += 1
-                state.items[name]?.lastUse = state.clock
-                return (item.entry, handle)
+            let matching = (state.names[key] ?? []).compactMap { name in
+                state.items[name].flatMap { CacheVary.matches($0.entry.varied, requestHeaders: requestHeaders) ? (name, $0) : nil }
             }
-            return nil
+            guard let (name, item) = matching.max(by: { $0.1.entry.responseTime < $1.1.entry.responseTime }) else { return nil }
+            let bodyURL = bodiesDirectory.appendingPathComponent(item.entry.bodyID)
+            guard let handle = try? FileHandle(forReadingFrom: bodyURL),
+                let end = try? handle.seekToEnd(), end == UInt64(item.entry.bodyLength), (try? handle.seek(toOffset: 0)) != nil
+            else {
+                removeLocked(name, from: &state)
+                return nil
+            }
+            state.clock += 1
+            state.items[name]?.lastUse = state.clock
+            return (item.entry, handle)
         }
     }
 

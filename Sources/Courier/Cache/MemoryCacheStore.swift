@@ -29,10 +29,12 @@ struct MemoryCacheStore {
         entry.headerFields.reduce(bodyCount + entry.key.utf8.count + 64) { $0 + $1.reduce(0) { $0 + $1.utf8.count + 4 } }
     }
 
-    /// The stored variant of `key` whose secondary key matches, marked as just used.
+    /// The stored variant of `key` whose secondary key matches (the most recent response when
+    /// several do, RFC 9111 §4.1), marked as just used.
     mutating func lookup(_ key: String, requestHeaders: HTTPHeaders) -> (CacheEntry, Data)? {
         guard var variants = items[key],
-            let index = variants.firstIndex(where: { CacheVary.matches($0.entry.varied, requestHeaders: requestHeaders) })
+            let index = variants.indices.filter({ CacheVary.matches(variants[$0].entry.varied, requestHeaders: requestHeaders) })
+                .max(by: { variants[$0].entry.responseTime < variants[$1].entry.responseTime })
         else { return nil }
         clock &+= 1
         variants[index].lastUse = clock
