@@ -400,3 +400,42 @@ struct InterceptorSessionTests {
         }
     }
 }
+
+/// An interceptor that sends every retry to another origin (a fail-over mirror) and retries once.
+private struct MirrorOnRetry: RequestInterceptor {
+    let mirror: URL
+    func adapt(_ request: URLRequest, for task: SessionTask) async throws -> URLRequest {
+        guard task.retryCount > 0 else { return request }
+        var request = request
+        request.url = mirror
+        return request
+    }
+    func retry(_ task: SessionTask, dueTo error: any Error, response: HTTPURLResponse?) async -> RetryDecision {
+        task.retryCount == 0 ? .retry : .doNotRetry
+    }
+}
+
+@Suite("Interceptors and credentials (session)")
+struct InterceptorCredentialTests {
+    /// The session credential answered origin A's 401 (A kept refusing); the interceptor then
+    /// retries on origin B: B must not get A's `Authorization` (the password, in Basic).
+    @Test func aRetryAdaptedToAnotherOriginCarriesNoSessionCredential() async throws {
+        try await TestServer.withRunning { origin in
+            try await TestServer.withRunning { mirror in
+                let manager = URLSessionManager()
+                manager.credential = URLCredential(user: "user", password: "wrong", persistence: .none)
+                let recorder = CompletionRecorder()
+                manager.dataTask(
+                    with: URLRequest(url: origin.sessionURL("/basic-auth/user/pass")),
+                    interceptor: MirrorOnRetry(mirror: mirror.sessionURL("/headers")), completionHandler: recorder.handler
+                ).resume()
+                await recorder.wait()
+                #expect(recorder.first?.response?.statusCode == 200)
+                #expect(mirror.requestsReceived(forPath: "/headers") == 1)
+                let headers = try #require((recorder.first?.object as? JSONValue)?["headers"])
+                #expect(headers["Authorization"] == nil, "the mirror got the origin's credential: \(headers)")
+                #expect(headers["authorization"] == nil)
+            }
+        }
+    }
+}

@@ -41,7 +41,7 @@ extension TaskDelegate {
     private func adaptAndSend(_ request: URLRequest, with interceptor: any RequestInterceptor) {
         let task = self.task
         Task {
-            let adapted: URLRequest
+            var adapted: URLRequest
             do {
                 adapted = try await interceptor.adapt(request, for: task)
             } catch {
@@ -53,6 +53,15 @@ extension TaskDelegate {
             guard self.run.withLock({ !$0.machine.cancelRequested && !$0.machine.completed }) else {
                 self.complete(withResponse: false, error: CourierError.cancelled(url: request.url), metrics: nil)
                 return
+            }
+            // A retry starts from the last request sent, which may hold the session's answer to
+            // a challenge: it stays in its origin (an adapted retry elsewhere, say a mirror, gets
+            // none; that origin's own 401 is answered by the credential's scope rules).
+            if let answered = self.run.withLock({ $0.answeredAuthorization }),
+                adapted.value(forHTTPHeaderField: "Authorization") == answered.value,
+                CredentialScope.Origin(adapted.url) != answered.origin
+            {
+                adapted.setValue(nil, forHTTPHeaderField: "Authorization")
             }
             if adapted.httpBody != request.httpBody {
                 self.run.withLock { $0.body = adapted.httpBody.map { RequestBody.data($0) } }

@@ -84,7 +84,10 @@ extension TaskDelegate {
             authorization = AuthenticationHeader.basic(user: answer.user, password: answer.password)
         }
         guard let authorization else { return nil }
-        run.withLock { $0.authentication.record(answer, stale: isStaleRetry, aheadOfTime: aheadOfTime) }
+        run.withLock {
+            $0.authentication.record(answer, stale: isStaleRetry, aheadOfTime: aheadOfTime)
+            $0.answeredAuthorization = (authorization, answer.scope.origin)
+        }
         var retry = request
         retry.setValue(authorization, forHTTPHeaderField: "Authorization")
         return retry

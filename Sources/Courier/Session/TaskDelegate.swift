@@ -31,6 +31,9 @@ final class TaskDelegate: Sendable {
         /// The body sent with the next request (replaced when a redirect needs a fresh stream).
         var body: RequestBody?
         var authentication = AuthenticationAttempts()
+        /// The last `Authorization` the session put on a request answering a challenge, and the
+        /// origin it answers: a retry adapted to another origin must not carry it.
+        var answeredAuthorization: (value: String, origin: CredentialScope.Origin)?
         /// Set by `cancel(producingResumeData:)`.
         var resumeDataHandler: (@Sendable (DownloadResumeData?) -> Void)?
         /// The HTTP cache's part in the current hop, if any: it may be sending a stored body,
