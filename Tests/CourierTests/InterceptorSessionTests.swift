@@ -258,6 +258,38 @@ struct InterceptorSessionTests {
         }
     }
 
+    /// A 401 storm whose refresh fails: one refresh, every task fails with its error, none is
+    /// replayed (no loop of refreshes or requests).
+    @Test func aFailedRefreshFailsEvery401WithoutReplays() async throws {
+        struct RefreshFailed: Error {}
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let refreshes = Mutex(0)
+            manager.interceptor = AuthenticationInterceptor(token: "old") { _ in
+                refreshes.withLock { $0 += 1 }
+                try await Task.sleep(for: .milliseconds(500))  // every 401 arrives while it runs
+                throw RefreshFailed()
+            }
+            let url = server.sessionURL("/bearer/fresh")
+            await withTaskGroup(of: (any Error)?.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        do {
+                            _ = try await manager.data(for: URLRequest(url: url))
+                            return nil
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+                for await error in group { #expect(error is RefreshFailed, "\(String(describing: error))") }
+            }
+            #expect(refreshes.withLock { $0 } == 1)
+            #expect(server.requestsReceived(forPath: "/bearer/fresh") <= 20)
+            try await eventually { manager.tasks.isEmpty }
+        }
+    }
+
     @Test func aTokenRejectedAfterRefreshIsDeliveredNotLooped() async throws {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()
