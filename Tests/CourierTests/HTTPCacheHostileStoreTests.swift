@@ -192,3 +192,31 @@ struct HTTPCacheVariantChoiceTests {
         #expect(Store.body(of: cache.stored(key: "http://h/w", requestHeaders: ["Accept": "b"])) == Store.bytes(10, seed: 3))
     }
 }
+
+/// `Set-Cookie` is never kept in a stored head, whichever way it comes: a hit replays the head,
+/// and replaying a cookie would set it again over whatever it has become since.
+@Suite("HTTP cache storage, Set-Cookie")
+struct HTTPCacheSetCookieTests {
+    typealias Store = HTTPCacheStoreTests
+
+    @Test(arguments: [false, true]) func neitherAResponseNorA304LeavesASetCookieStored(onDisk: Bool) throws {
+        let directory = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = onDisk
+            ? HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            : HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil)
+        var entry = Store.entry("http://h/c")
+        entry.headers.add(name: "Set-Cookie", value: "session=stored")
+        Store.store(cache, entry, body: Store.bytes(10))
+        let stored = try #require(cache.stored(key: "http://h/c", requestHeaders: [:])).entry
+        #expect(stored.headers["set-cookie"].isEmpty)
+        // A 304 carrying one: merged into the head the validating task sees, not into the store.
+        let merged = CacheValidation.merged(
+            stored, notModifiedHeaders: ["Set-Cookie": "session=from-304", "X-Fresh": "yes"], requestTime: Date(), responseTime: Date())
+        #expect(merged.headers["set-cookie"] == ["session=from-304"])
+        cache.refresh(merged)
+        let refreshed = try #require(cache.stored(key: "http://h/c", requestHeaders: [:])).entry
+        #expect(refreshed.headers["set-cookie"].isEmpty)
+        #expect(refreshed.headers["x-fresh"] == ["yes"])
+    }
+}

@@ -96,7 +96,16 @@ public final class HTTPCache: Sendable {
     /// A writer for a response being received with head `entry` (its body ID and length are
     /// filled in by the writer).
     func makeWriter(for entry: CacheEntry) -> CacheEntryWriter {
-        CacheEntryWriter(cache: self, entry: entry, memoryLimit: memory.withLock { $0.maximumBodySize })
+        CacheEntryWriter(cache: self, entry: Self.withoutCookies(entry), memoryLimit: memory.withLock { $0.maximumBodySize })
+    }
+
+    /// `entry` as stored: without `Set-Cookie`, which a hit would otherwise replay (setting again
+    /// a cookie that may have changed since), whether it came with the response or a 304.
+    private static func withoutCookies(_ entry: CacheEntry) -> CacheEntry {
+        guard entry.headerFields.contains(where: { $0.first?.lowercased() == "set-cookie" }) else { return entry }
+        var entry = entry
+        entry.headerFields.removeAll { $0.first?.lowercased() == "set-cookie" }
+        return entry
     }
 
     /// Stores a finished entry: on disk when its body was written there, in memory when a copy
@@ -112,8 +121,9 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Replaces a stored entry's head after a 304.
+    /// Replaces a stored entry's head after a 304 (less any `Set-Cookie` the 304 carried).
     func refresh(_ entry: CacheEntry) {
+        let entry = Self.withoutCookies(entry)
         memory.withLock { $0.update(entry) }
         disk?.update(entry)
     }

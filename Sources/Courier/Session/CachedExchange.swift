@@ -337,8 +337,8 @@ final class CachedExchange: Sendable {
             else { return head }
             let entry = CacheEntry(
                 key: key, status: status, reason: head.status.reasonPhrase,
-                // Set-Cookie is not kept: a replayed response would set again cookies since changed.
-                headerFields: head.headers.filter { $0.name.lowercased() != "set-cookie" }.map { [$0.name, $0.value] },
+                // (HTTPCache drops Set-Cookie: a replayed response would set again cookies since changed.)
+                headerFields: head.headers.map { [$0.name, $0.value] },
                 varied: CacheVary.secondaryKey(responseHeaders: head.headers, requestHeaders: request.headers),
                 requestTime: requestTime, responseTime: responseTime, bodyLength: 0, bodyID: "")
             let writer = cache.makeWriter(for: entry)
