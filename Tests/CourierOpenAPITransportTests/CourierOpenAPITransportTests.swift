@@ -16,6 +16,22 @@ struct CourierOpenAPITransportTests {
         Client(serverURL: server.baseURL, transport: CourierOpenAPITransport(manager: manager))
     }
 
+    @Test("a base URL with user:password@ never puts them in the Host field")
+    func userInfoStaysOutOfTheHostField() async throws {
+        try await TestServer.withRunning { server in
+            let transport = CourierOpenAPITransport(manager: URLSessionManager())
+            let port = try #require(server.baseURL.port)
+            let base = try #require(URL(string: "http://user:pw@127.0.0.1:\(port)"))
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/headers")
+            let (response, body) = try await transport.send(request, body: nil, baseURL: base, operationID: "headers")
+            #expect(response.status == .ok)
+            let data = try await Data(collecting: try #require(body), upTo: 1 << 20)
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let headers = try #require(json["headers"] as? [String: String])
+            #expect(headers["Host"] == "127.0.0.1:\(port)", "\(headers)")
+        }
+    }
+
     @Test("the generated client round-trips JSON, and each task carries its operation id and metrics")
     func jsonRoundTrip() async throws {
         try await TestServer.withRunning { server in
