@@ -56,6 +56,12 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedQuery("%74oken=x") == "%74oken=REDACTED")  // a percent-encoded name is still a token
     }
 
+    @Test func urlsInAMessageAreRedacted() {
+        #expect(rules.redactedMessage("no url here") == "no url here")
+        #expect(rules.redactedMessage("The body of https://u:p@h/a?token=t&x=1 is large") == "The body of https://REDACTED:REDACTED@h/a?token=REDACTED&x=1 is large")
+        #expect(rules.redactedMessage("at \"https://h/a?token=t\" end") == "at REDACTED end")  // not a URL as written: hidden whole
+    }
+
     @Test func sensitiveHeaders() {
         for name in ["Authorization", "cookie", "Proxy-Authorization", "Set-Cookie", "X-API-Key"] {
             #expect(rules.redactedHeaderValue(name: name, value: "v") == "REDACTED")

@@ -81,6 +81,29 @@ struct ObservabilitySessionTests {
         #expect(exchange.metadata["error.type"] == "cannot_connect")
     }
 
+    /// An error whose description holds the request's URL (a body past the limit) is logged
+    /// with the URL redacted as `url.full` is: no password, no token value.
+    @Test func aLoggedErrorMessageHidesTheURLsSecrets() async throws {
+        try await TestServer.withRunning { server in
+            let recorder = LogRecorder()
+            var configuration = SessionConfiguration()
+            configuration.observability.logger = recorder.logger
+            configuration.maximumResponseBodySize = 100
+            let manager = HTTPSessionManager(configuration: configuration)
+            let port = try #require(server.baseURL.port)
+            let url = try #require(URL(string: "http://user:s3cretpw@127.0.0.1:\(port)/bytes/1000?access_token=s3crettoken"))
+            await #expect(throws: (any Error).self) { _ = try await manager.data(for: URLRequest(url: url)) }
+            let failed = try #require(recorder.all.first { $0.message == "HTTP task failed" })
+            let message = try #require(failed.metadata["error.message"]?.description)
+            #expect(message.contains("larger than the limit"), "\(message)")
+            for record in recorder.all {
+                for (key, value) in record.metadata {
+                    #expect(!value.description.contains("s3cret"), "\(record.message) \(key): \(value)")
+                }
+            }
+        }
+    }
+
     @Test func metricsCountRequestsFailuresBytesAndDurations() async throws {
         let metrics = TestMetrics()
         var configuration = SessionConfiguration()

@@ -114,6 +114,18 @@ public struct ObservabilityRedaction: Sendable, Equatable {
         }.joined(separator: "&")
     }
 
+    /// A message (an error's description) as it may be shown: each space-separated word that
+    /// holds a URL (`://`) becomes ``redactedURL(_:)`` of it, or ``placeholder`` when it can't
+    /// be parsed; the rest is kept. Errors such as
+    /// ``CourierError/responseBodyTooLarge(url:limit:contentLength:received:)`` name their URL.
+    func redactedMessage(_ message: String) -> String {
+        guard message.contains("://") else { return message }
+        return message.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            guard word.contains("://") else { return String(word) }
+            return URL(string: String(word)).map(redactedURL) ?? Self.placeholder
+        }.joined(separator: " ")
+    }
+
     /// Lowercased, with `-` and `.` read as `_`.
     static func normalized(_ name: String) -> String {
         String(name.lowercased().map { $0 == "-" || $0 == "." ? "_" : $0 })

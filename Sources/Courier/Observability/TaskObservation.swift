@@ -98,7 +98,7 @@ final class TaskObservation: Sendable {
         if let response { metadata["http.response.status_code"] = .string(String(response.statusCode)) }
         if let error, let errorType {
             metadata["error.type"] = .string(errorType)
-            metadata["error.message"] = .string(String(describing: error))
+            metadata["error.message"] = .string(observer.redaction.redactedMessage(String(describing: error)))
             logger.warning("HTTP task failed", metadata: metadata)
         } else {
             logger.info("HTTP task finished", metadata: metadata)
@@ -227,7 +227,9 @@ final class ExchangeObservation: Sendable {
                 if let version = Self.protocolVersion(metrics.networkProtocolName) { attributes["network.protocol.version"] = version }
             }
             if let error { span.recordError(error) }
-            if errorType != nil { span.setStatus(SpanStatus(code: .error, message: error.map { String(describing: $0) })) }
+            if errorType != nil {
+                span.setStatus(SpanStatus(code: .error, message: error.map { observer.redaction.redactedMessage(String(describing: $0)) }))
+            }
             span.end()
         }
         if let logger = task.logger, logger.logLevel <= .debug {
@@ -250,7 +252,7 @@ final class ExchangeObservation: Sendable {
             }
             if let error {
                 metadata["error.type"] = .string(ObservabilityLabels.errorType(error))
-                metadata["error.message"] = .string(error.description)
+                metadata["error.message"] = .string(observer.redaction.redactedMessage(error.description))
             }
             logger.debug(error == nil ? "HTTP response" : "HTTP exchange failed", metadata: metadata)
         }
