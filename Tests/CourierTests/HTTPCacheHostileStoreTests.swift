@@ -191,6 +191,24 @@ struct HTTPCacheVariantChoiceTests {
         #expect(Store.body(of: cache.stored(key: "http://h/w", requestHeaders: ["Accept": "a"])) == Store.bytes(10, seed: 4))
         #expect(Store.body(of: cache.stored(key: "http://h/w", requestHeaders: ["Accept": "b"])) == Store.bytes(10, seed: 3))
     }
+
+    @Test func aNewerVariantOnDiskWinsOverAnOlderOneInMemory() throws {
+        let directory = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Memory keeps bodies up to 100 KiB: the newer response only goes to disk.
+        let cache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 10 << 20, directory: directory)
+        var old = Store.entry("http://h/v", varied: ["accept": "a"])
+        old.responseTime = Date(timeIntervalSinceNow: -60)
+        Store.store(cache, old, body: Store.bytes(10, seed: 1))
+        Store.store(cache, Store.entry("http://h/v"), body: Store.bytes(200_000, seed: 2))
+        #expect(Store.body(of: cache.stored(key: "http://h/v", requestHeaders: ["Accept": "a"])) == Store.bytes(200_000, seed: 2))
+        // The same response in memory and on disk is served from memory.
+        Store.store(cache, Store.entry("http://h/s"), body: Store.bytes(10, seed: 3))
+        guard case .data = cache.stored(key: "http://h/s", requestHeaders: [:])?.body else {
+            Issue.record("a small body stored in both was not served from memory")
+            return
+        }
+    }
 }
 
 /// `Set-Cookie` is never kept in a stored head, whichever way it comes: a hit replays the head,

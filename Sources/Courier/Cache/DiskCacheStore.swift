@@ -117,10 +117,7 @@ final class DiskCacheStore: Sendable {
     /// returned.
     func lookup(_ key: String, requestHeaders: HTTPHeaders) -> (CacheEntry, FileHandle)? {
         state.withLock { state -> (CacheEntry, FileHandle)? in
-            let matching = (state.names[key] ?? []).compactMap { name in
-                state.items[name].flatMap { CacheVary.matches($0.entry.varied, requestHeaders: requestHeaders) ? (name, $0) : nil }
-            }
-            guard let (name, item) = matching.max(by: { $0.1.entry.responseTime < $1.1.entry.responseTime }) else { return nil }
+            guard let (name, item) = Self.newestMatch(key, requestHeaders: requestHeaders, in: state) else { return nil }
             let bodyURL = bodiesDirectory.appendingPathComponent(item.entry.bodyID)
             guard let handle = try? FileHandle(forReadingFrom: bodyURL),
                 let end = try? handle.seekToEnd(), end == UInt64(item.entry.bodyLength), (try? handle.seek(toOffset: 0)) != nil
@@ -134,15 +131,24 @@ final class DiskCacheStore: Sendable {
         }
     }
 
-    /// Marks the variant as just used (a hit served from the memory store), so eviction
-    /// order follows use, not only disk reads.
-    func touch(_ entry: CacheEntry) {
-        let name = Self.entryName(key: entry.key, varied: entry.varied)
+    /// The entry of the stored variant ``lookup(_:requestHeaders:)`` would choose, from the
+    /// index alone (no file is opened), marked as just used: for a hit served from the memory
+    /// store, so eviction order follows use and a newer response kept only on disk is seen.
+    func newestEntry(_ key: String, requestHeaders: HTTPHeaders) -> CacheEntry? {
         state.withLock { state in
-            guard state.items[name] != nil else { return }
+            guard let (name, item) = Self.newestMatch(key, requestHeaders: requestHeaders, in: state) else { return nil }
             state.clock += 1
             state.items[name]?.lastUse = state.clock
+            return item.entry
         }
+    }
+
+    /// The variant of `key` matching `requestHeaders` with the most recent response (RFC 9111
+    /// §4.1), and its name.
+    private static func newestMatch(_ key: String, requestHeaders: HTTPHeaders, in state: State) -> (String, Item)? {
+        (state.names[key] ?? []).compactMap { name in
+            state.items[name].flatMap { CacheVary.matches($0.entry.varied, requestHeaders: requestHeaders) ? (name, $0) : nil }
+        }.max { $0.1.entry.responseTime < $1.1.entry.responseTime }
     }
 
     // MARK: - Writing

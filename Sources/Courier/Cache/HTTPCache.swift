@@ -75,12 +75,14 @@ public final class HTTPCache: Sendable {
         case file(FileHandle)
     }
 
-    /// The stored variant of `key` for a request with `requestHeaders`: memory first, then disk
-    /// (a small disk body is read and kept in memory for next time).
+    /// The stored variant of `key` for a request with `requestHeaders` (the most recent
+    /// response when several match): memory first, unless the disk's index holds a newer match
+    /// (a body too large for memory, or evicted from it first); then disk (a small disk body is
+    /// read and kept in memory for next time).
     func stored(key: String, requestHeaders: HTTPHeaders) -> (entry: CacheEntry, body: StoredBody)? {
         if let (entry, body) = memory.withLock({ $0.lookup(key, requestHeaders: requestHeaders) }) {
-            disk?.touch(entry)
-            return (entry, .data(body))
+            let newest = disk?.newestEntry(key, requestHeaders: requestHeaders)
+            if newest.map({ $0.responseTime <= entry.responseTime }) ?? true { return (entry, .data(body)) }
         }
         guard let disk, let (entry, handle) = disk.lookup(key, requestHeaders: requestHeaders) else { return nil }
         let limit = memory.withLock { $0.maximumBodySize }
