@@ -51,9 +51,14 @@ enum CacheLookupRule {
         }
         // .useProtocolCachePolicy (and .reloadRevalidatingCacheData: always validate).
         guard let entry else { return request.onlyIfCached ? .unavailable : .network }
-        let conditional = Dictionary(
-            CacheValidation.conditionalHeaders(for: entry).map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let fallback: Decision = request.onlyIfCached ? .unavailable : (conditional.isEmpty ? .network : .validate(conditional))
+        // What to do when the stored response can't be used as is (computed only then: a fresh
+        // hit needs no conditional fields).
+        var fallback: Decision {
+            if request.onlyIfCached { return .unavailable }
+            let conditional = Dictionary(
+                CacheValidation.conditionalHeaders(for: entry).map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            return conditional.isEmpty ? .network : .validate(conditional)
+        }
         let response = entry.cacheControl
         // Pragma: no-cache counts only when the request has no Cache-Control (§5.4).
         let pragmaNoCache = requestHeaders["cache-control"].isEmpty
