@@ -238,3 +238,44 @@ struct HTTPCacheSetCookieTests {
         #expect(refreshed.headers["x-fresh"] == ["yes"])
     }
 }
+
+/// A cache opened on a folder that already holds other files (`courier --cache ~` with a
+/// `~/tmp`): opening sweeps `tmp/`, `bodies/` and `entries/`, but only of names the store
+/// writes; anything else stays.
+@Suite("HTTP cache storage, a folder with other files")
+struct HTTPCacheForeignFilesTests {
+    typealias Store = HTTPCacheStoreTests
+
+    @Test func filesTheStoreDidNotWriteSurviveOpening() throws {
+        let directory = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var foreign: [URL] = []
+        for (folder, name) in [("tmp", "notes.txt"), ("bodies", "photo.jpg"), ("entries", "readme"), ("entries", "draft.meta")] {
+            let url = directory.appendingPathComponent(folder).appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: url)
+            foreign.append(url)
+        }
+        do {
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            Store.store(cache, Store.entry("http://h/a"), body: Store.bytes(100))
+            cache.removeAll()
+            Store.store(cache, Store.entry("http://h/b"), body: Store.bytes(100))
+        }
+        // The store's own leftovers still go: a metadata file being written, an orphan body.
+        let name = DiskCacheStore.entryName(key: "http://h/c", varied: [:])
+        let ownLeftovers = [
+            directory.appendingPathComponent("tmp").appendingPathComponent("\(name).\(UUID().uuidString).meta"),
+            directory.appendingPathComponent("bodies").appendingPathComponent(UUID().uuidString.lowercased()),
+        ]
+        for url in ownLeftovers { try Data("x".utf8).write(to: url) }
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+        #expect(Store.body(of: reopened.stored(key: "http://h/b", requestHeaders: [:])) == Store.bytes(100))
+        for url in ownLeftovers {
+            #expect(!FileManager.default.fileExists(atPath: url.path), "\(url.path) was kept")
+        }
+        for url in foreign {
+            #expect(FileManager.default.fileExists(atPath: url.path), "\(url.path) was removed")
+        }
+    }
+}

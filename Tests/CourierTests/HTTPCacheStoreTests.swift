@@ -99,7 +99,8 @@ struct HTTPCacheStoreTests {
         let truncatedEntry = try JSONDecoder().decode(Envelope.self, from: Data(contentsOf: truncatedMeta)).entry
         let truncatedBody = directory.appendingPathComponent("bodies").appendingPathComponent(truncatedEntry.bodyID)
         try Data(Self.bytes(40)).write(to: truncatedBody)  // a body cut short
-        try Data("junk".utf8).write(to: directory.appendingPathComponent("tmp").appendingPathComponent("leftover"))
+        // A body left half-written (the store names them by lowercase UUID).
+        try Data("junk".utf8).write(to: directory.appendingPathComponent("tmp").appendingPathComponent(UUID().uuidString.lowercased()))
 
         let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
         #expect(reopened.stored(key: "http://h/garbled", requestHeaders: [:]) == nil)

@@ -75,14 +75,16 @@ final class DiskCacheStore: Sendable {
 
     private func rebuildIndex() {
         let manager = FileManager.default
-        for leftover in (try? manager.contentsOfDirectory(atPath: temporaryDirectory.path)) ?? [] {
+        // Only names the store writes are swept: the folder may be one that holds other files.
+        for leftover in (try? manager.contentsOfDirectory(atPath: temporaryDirectory.path)) ?? []
+        where Self.isValidID(leftover) || Self.isTemporaryMetadataName(leftover) {
             try? manager.removeItem(at: temporaryDirectory.appendingPathComponent(leftover))
         }
         var found: [(name: String, entry: CacheEntry, size: Int64, modified: Date)] = []
         var referenced = Set<String>()
-        for file in (try? manager.contentsOfDirectory(atPath: entriesDirectory.path)) ?? [] {
+        for file in (try? manager.contentsOfDirectory(atPath: entriesDirectory.path)) ?? [] where Self.isMetadataName(file) {
             let url = entriesDirectory.appendingPathComponent(file)
-            guard file.hasSuffix(".meta"), let entry = Self.decode(url), Self.isValidID(entry.bodyID),
+            guard let entry = Self.decode(url), Self.isValidID(entry.bodyID),
                 Self.entryName(key: entry.key, varied: entry.varied) + ".meta" == file,
                 let bodySize = Self.fileSize(bodiesDirectory.appendingPathComponent(entry.bodyID)), bodySize == entry.bodyLength,
                 let metaSize = Self.fileSize(url)
@@ -94,7 +96,8 @@ final class DiskCacheStore: Sendable {
             found.append((String(file.dropLast(5)), entry, metaSize + bodySize, modified))
             referenced.insert(entry.bodyID)
         }
-        for body in (try? manager.contentsOfDirectory(atPath: bodiesDirectory.path)) ?? [] where !referenced.contains(body) {
+        for body in (try? manager.contentsOfDirectory(atPath: bodiesDirectory.path)) ?? []
+        where Self.isValidID(body) && !referenced.contains(body) {
             try? manager.removeItem(at: bodiesDirectory.appendingPathComponent(body))
         }
         found.sort { $0.modified < $1.modified }
@@ -289,6 +292,20 @@ final class DiskCacheStore: Sendable {
     private static func isValidID(_ id: String) -> Bool {
         id.count == 36 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D }
     }
+
+    /// `<entry name>.meta`: 64 lowercase hex digits (``entryName(key:varied:)``) and `.meta`.
+    private static func isMetadataName(_ name: String) -> Bool {
+        name.utf8.count == 69 && name.hasSuffix(".meta") && name.utf8.prefix(64).allSatisfy(isLowercaseHex)
+    }
+
+    /// `<entry name>.<UUID>.meta`, a metadata file being written in `tmp/`.
+    private static func isTemporaryMetadataName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[2] == "meta" && parts[0].utf8.count == 64 && parts[0].utf8.allSatisfy(isLowercaseHex)
+            && UUID(uuidString: String(parts[1])) != nil
+    }
+
+    private static func isLowercaseHex(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
 
     private struct Envelope: Codable {
         var version: Int
