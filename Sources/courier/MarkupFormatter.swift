@@ -19,22 +19,28 @@ enum MarkupFormatter {
     /// `text` with colours around its markup.
     static func colorize(_ text: String) -> String {
         let scalars = Array(text.unicodeScalars)
-        var out = String.UnicodeScalarView()
+        // Scalar by scalar: `UnicodeScalarView.append(contentsOf:)` re-copies the whole view
+        // each time (quadratic in the number of tags).
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
         var index = 0
         func emit(_ range: Range<Int>, _ color: String?) {
             guard !range.isEmpty else { return }
-            if let color { out.append(contentsOf: color.unicodeScalars) }
-            out.append(contentsOf: scalars[range])
-            if color != nil { out.append(contentsOf: Style.reset.unicodeScalars) }
+            if let color { out += color }
+            for scalar in scalars[range] { out.unicodeScalars.append(scalar) }
+            if color != nil { out += Style.reset }
         }
-        func find(_ pattern: String, from start: Int) -> Int? {
-            let needle = Array(pattern.unicodeScalars)
+        /// Whether `pattern` starts at `start` (compared in place: this runs once per '<').
+        func matches(_ pattern: String, at start: Int) -> Bool {
             var cursor = start
-            while cursor + needle.count <= scalars.count {
-                if Array(scalars[cursor..<(cursor + needle.count)]) == needle { return cursor }
+            for scalar in pattern.unicodeScalars {
+                guard cursor < scalars.count, scalars[cursor] == scalar else { return false }
                 cursor += 1
             }
-            return nil
+            return true
+        }
+        func find(_ pattern: String, from start: Int) -> Int? {
+            (start..<scalars.count).first { matches(pattern, at: $0) }
         }
         while index < scalars.count {
             guard scalars[index] == "<" else {
@@ -43,7 +49,7 @@ enum MarkupFormatter {
                 index = next
                 continue
             }
-            if find("<!--", from: index) == index {
+            if matches("<!--", at: index) {
                 let end = (find("-->", from: index + 4).map { $0 + 3 }) ?? scalars.count
                 emit(index..<end, Style.comment)
                 index = end
@@ -55,7 +61,7 @@ enum MarkupFormatter {
                 index = tag(from: index, scalars: scalars, emit: emit)
             }
         }
-        return String(out)
+        return out
     }
 
     /// Colours one tag starting at `start` (its `<`); returns the index after it.

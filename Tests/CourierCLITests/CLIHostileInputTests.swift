@@ -1,0 +1,20 @@
+import Foundation
+import Testing
+
+@testable import courier
+
+/// Review (R5): inputs a server, a file or the command line controls, in their hostile form,
+/// against the CLI's pure pieces.
+@Suite("courier hostile inputs")
+struct CLIHostileInputTests {
+    /// One `find` per '<' used to scan to the end of the text, and every emitted piece re-copied
+    /// the output: 1 MiB of tags took minutes (now well under a second; the limit is a hang bound).
+    @Test(.timeLimit(.minutes(1))) func markupColouringIsLinearInTheNumberOfTags() {
+        let tags = String(repeating: "<a>", count: 350_000) + "<!-- unterminated" + String(repeating: "<![CDATA[", count: 1000)
+        let colored = MarkupFormatter.colorize(tags)
+        let plain = colored.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        #expect(plain == tags)
+        let unterminated = "<a b=\"" + String(repeating: "x<y ", count: 250_000)
+        #expect(MarkupFormatter.colorize(unterminated).hasSuffix("x<y \u{1B}[0m"))
+    }
+}
