@@ -70,7 +70,14 @@ struct SessionFile: Codable, Equatable {
         else {
             throw RequestBuildError(description: "--session '\(nameOrPath)' is not a usable session name")
         }
-        return configDirectory.appendingPathComponent("sessions").appendingPathComponent(directoryName(for: url))
+        // Foundation decodes the host (`%2e%2e` is `..`, `%2F` is `/`): it must stay one folder.
+        let folder = directoryName(for: url)
+        guard !folder.isEmpty, folder != ".", folder != "..", !folder.contains("/"),
+            !RequestItem.containsControlCharacter(folder)
+        else {
+            throw RequestBuildError(description: "--session: the host '\(folder)' can't name a session folder")
+        }
+        return configDirectory.appendingPathComponent("sessions").appendingPathComponent(folder)
             .appendingPathComponent(nameOrPath + ".json")
     }
 

@@ -17,4 +17,18 @@ struct CLIHostileInputTests {
         let unterminated = "<a b=\"" + String(repeating: "x<y ", count: 250_000)
         #expect(MarkupFormatter.colorize(unterminated).hasSuffix("x<y \u{1B}[0m"))
     }
+
+    /// A host that decodes to `..` or holds a `/` must not lead the session file out of
+    /// `CONFIG/sessions/`.
+    @Test func aHostCannotWalkTheSessionPathOutOfTheSessionsFolder() throws {
+        let config = URL(fileURLWithPath: "/config")
+        for host in ["http://%2e%2e/x", "http://../x", "http://%2e%2e%2f%2e%2e/", "http://a%2Fb/", "http://./"] {
+            let url = try #require(URL(string: host))
+            #expect(throws: RequestBuildError.self, "\(host)") {
+                try SessionFile.location("s", url: url, configDirectory: config)
+            }
+        }
+        let fine = try SessionFile.location("s", url: try #require(URL(string: "http://a.b:8/")), configDirectory: config)
+        #expect(fine.path == "/config/sessions/a.b_8/s.json")
+    }
 }
