@@ -129,21 +129,35 @@ enum ResponseStreamer {
 /// never held back). Pure apart from the printer's formatting.
 struct LineFormatter {
     let printer: ExchangePrinter
+    /// The longest line held back to be formatted; a longer one goes out as it came.
+    let maximumLine: Int
     /// Bytes of a line that may be JSON, waiting for its newline.
     private var pending = Data()
+    /// The current line was too long and went out raw: the rest of it does too.
+    private var passing = false
 
-    init(printer: ExchangePrinter) {
+    /// - Parameter maximumLine: default 1 MiB (a line from the server is otherwise held whole).
+    init(printer: ExchangePrinter, maximumLine: Int = 1 << 20) {
         self.printer = printer
+        self.maximumLine = maximumLine
     }
 
     /// What to write now for `chunk`.
     mutating func take(_ chunk: Data) -> Data {
         pending.append(chunk)
         var out = Data()
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = pending[pending.startIndex..<newline]
-            out += formatted(Data(line)) + Data("\n".utf8)
-            pending = Data(pending[(newline + 1)...])
+        var start = pending.startIndex
+        while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            let line = Data(pending[start..<newline])
+            out += (passing ? line : formatted(line)) + Data("\n".utf8)
+            passing = false
+            start = newline + 1
+        }
+        pending = Data(pending[start...])
+        if passing || pending.count > maximumLine {
+            passing = !pending.isEmpty || passing
+            out += pending
+            pending = Data()
         }
         // A partial line that can't be the start of a JSON document goes out now.
         if let first = pending.first(where: { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }),
@@ -158,7 +172,7 @@ struct LineFormatter {
     /// What is left at the end of the body.
     mutating func finish() -> Data {
         defer { pending = Data() }
-        return pending.isEmpty ? Data() : formatted(pending)
+        return pending.isEmpty || passing ? pending : formatted(pending)
     }
 
     private func formatted(_ line: Data) -> Data {

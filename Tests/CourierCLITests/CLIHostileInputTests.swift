@@ -31,4 +31,22 @@ struct CLIHostileInputTests {
         let fine = try SessionFile.location("s", url: try #require(URL(string: "http://a.b:8/")), configDirectory: config)
         #expect(fine.path == "/config/sessions/a.b_8/s.json")
     }
+
+    /// `--stream --pretty` held a line that starts like JSON until its newline: a server sending
+    /// `{` and then never a newline grew memory without bound. A line past `maximumLine` goes
+    /// out as it came, and the rest of it too (up to its newline).
+    @Test func aStreamedLineThatNeverEndsIsNotHeldWhole() {
+        var options = OutputOptions()
+        options.format = true
+        var lines = LineFormatter(printer: ExchangePrinter(options: options), maximumLine: 1024)
+        #expect(lines.take(Data("{".utf8) + Data(repeating: UInt8(ascii: "x"), count: 600)).isEmpty)
+        let flushed = lines.take(Data(repeating: UInt8(ascii: "y"), count: 600))
+        #expect(flushed.count == 1201)
+        #expect(lines.take(Data(#"{"a":1}"#.utf8)) == Data(#"{"a":1}"#.utf8))
+        #expect(String(decoding: lines.take(Data("z\n{\"b\":2}\n".utf8)), as: UTF8.self) == "z\n{\n    \"b\": 2\n}\n")
+        // Many short lines in one chunk: each is handled once (no copy of the rest per line).
+        var many = LineFormatter(printer: ExchangePrinter(options: options))
+        let chunk = Data(String(repeating: "a\n", count: 200_000).utf8)
+        #expect(many.take(chunk) == chunk)
+    }
 }
