@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `courier`'s configuration folder and its `config.json` (HTTPie's): `{"default_options":
 /// ["--verify=no", ...]}` are put before the options typed, so a typed option wins (the last
@@ -26,9 +29,9 @@ enum ConfigFile {
     /// - Throws: ``RequestBuildError`` naming the file when it is not such a JSON object.
     static func defaultOptions(in directory: URL) throws -> [String] {
         let file = directory.appendingPathComponent("config.json")
-        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
+        guard let data = try smallFile(file, what: "the config file") else { return [] }
         do {
-            return try JSONDecoder().decode(Contents.self, from: Data(contentsOf: file)).default_options ?? []
+            return try JSONDecoder().decode(Contents.self, from: data).default_options ?? []
         } catch {
             throw RequestBuildError(
                 description: "the config file \(file.path) is not valid: expected {\"default_options\": [\"--option\", ...]} (\(error))")
@@ -48,5 +51,39 @@ enum ConfigFile {
             if first == "request" { return [first] + added + typed.dropFirst() }
         }
         return added + typed
+    }
+
+    /// The largest config or session file read: 16 MiB.
+    static let maximumFileSize = 16 << 20
+
+    /// The bytes of `file` (a symlink is followed); nil when there is none. Read once, from a
+    /// regular file of at most ``maximumFileSize`` bytes, so a FIFO, a device or a huge file
+    /// can't hang courier or take its memory.
+    /// - Throws: ``RequestBuildError`` naming `what` and the file.
+    static func smallFile(_ file: URL, what: String) throws -> Data? {
+        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw RequestBuildError(description: "\(what) \(file.path) can't be read: \(String(cString: strerror(errno)))")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw RequestBuildError(description: "\(what) \(file.path) is not a regular file")
+        }
+        guard status.st_size <= maximumFileSize else {
+            throw RequestBuildError(description: "\(what) \(file.path) is larger than \(maximumFileSize) bytes")
+        }
+        do {
+            let data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+            guard data.count <= maximumFileSize else {
+                throw RequestBuildError(description: "\(what) \(file.path) is larger than \(maximumFileSize) bytes")
+            }
+            return data
+        } catch let error as RequestBuildError {
+            throw error
+        } catch {
+            throw RequestBuildError(description: "\(what) \(file.path) can't be read: \(error)")
+        }
     }
 }

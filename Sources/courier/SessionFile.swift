@@ -86,9 +86,8 @@ struct SessionFile: Codable, Equatable {
     /// The session stored at `url`; an empty one when there is no file yet.
     /// - Throws: ``RequestBuildError`` naming the file when it can't be read or is not a session.
     static func load(from url: URL) throws -> SessionFile {
-        guard FileManager.default.fileExists(atPath: url.path) else { return SessionFile() }
+        guard let data = try ConfigFile.smallFile(url, what: "the session file") else { return SessionFile() }
         do {
-            let data = try Data(contentsOf: url)
             return try JSONDecoder().decode(SessionFile.self, from: data)
         } catch {
             throw RequestBuildError(description: "the session file \(url.path) can't be read: \(error)")

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import courier
 
@@ -48,5 +51,29 @@ struct CLIHostileInputTests {
         var many = LineFormatter(printer: ExchangePrinter(options: options))
         let chunk = Data(String(repeating: "a\n", count: 200_000).utf8)
         #expect(many.take(chunk) == chunk)
+    }
+
+    /// The session and config files were read whole with `Data(contentsOf:)`: a FIFO hung
+    /// courier, `/dev/zero` or a huge file took memory without bound. Now they must be regular
+    /// files of at most 16 MiB (a symlink to one is followed, as before).
+    @Test(.timeLimit(.minutes(1))) func sessionAndConfigFilesMustBeSmallRegularFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("r5-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("config.json")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        #expect(throws: RequestBuildError.self) { try ConfigFile.defaultOptions(in: folder) }
+        #expect(throws: RequestBuildError.self) { try SessionFile.load(from: fifo) }
+        #expect(throws: RequestBuildError.self) { try SessionFile.load(from: URL(fileURLWithPath: "/dev/zero")) }
+        #expect(throws: RequestBuildError.self) { try SessionFile.load(from: folder) }
+        let huge = folder.appendingPathComponent("huge.json")
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        #expect(truncate(huge.path, 1 << 30) == 0)
+        let error = #expect(throws: RequestBuildError.self) { try SessionFile.load(from: huge) }
+        #expect(error?.description.contains("larger than") == true, "\(String(describing: error))")
+        let link = folder.appendingPathComponent("link.json")
+        try Data(#"{"__meta__": {"about": "a", "help": "h"}, "headers": [{"name": "X", "value": "1"}], "cookies": []}"#.utf8).write(to: folder.appendingPathComponent("real.json"))
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.json")
+        #expect(try SessionFile.load(from: link).headers == [.init(name: "X", value: "1")])
     }
 }
