@@ -87,11 +87,22 @@ struct SessionFile: Codable, Equatable {
     /// - Throws: ``RequestBuildError`` naming the file when it can't be read or is not a session.
     static func load(from url: URL) throws -> SessionFile {
         guard let data = try ConfigFile.smallFile(url, what: "the session file") else { return SessionFile() }
+        let session: SessionFile
         do {
-            return try JSONDecoder().decode(SessionFile.self, from: data)
+            session = try JSONDecoder().decode(SessionFile.self, from: data)
         } catch {
             throw RequestBuildError(description: "the session file \(url.path) can't be read: \(error)")
         }
+        // A header with CR/LF would be dropped by the request without a word; a cookie's fields
+        // go into a Set-Cookie line (`;` would add attributes).
+        let headerTexts = session.headers.flatMap { [$0.name, $0.value] }
+        let cookieTexts = session.cookies.flatMap { [$0.name, $0.value, $0.domain, $0.path] }
+        if let bad = headerTexts.first(where: RequestItem.containsControlCharacter)
+            ?? cookieTexts.first(where: { RequestItem.containsControlCharacter($0) || $0.contains(";") })
+        {
+            throw RequestBuildError(description: "the session file \(url.path) holds an unusable header or cookie field \(bad.debugDescription)")
+        }
+        return session
     }
 
     /// Writes the session to `url` atomically with mode 0600 (its folders 0700 when made).

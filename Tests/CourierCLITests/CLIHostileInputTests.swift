@@ -76,4 +76,20 @@ struct CLIHostileInputTests {
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.json")
         #expect(try SessionFile.load(from: link).headers == [.init(name: "X", value: "1")])
     }
+
+    /// A session header with CR/LF was dropped without a word when the request was built (and
+    /// a cookie's fields went into a Set-Cookie line unchecked): the file is refused instead.
+    @Test func aSessionWithControlCharactersInAHeaderOrCookieIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("r5-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("s.json")
+        let header = #"{"name": "X-A", "value": "v\r\nX-Injected: 1"}"#
+        let cookie = #"{"name": "c", "value": "1; Domain=evil\r\n", "domain": "h", "hostOnly": true, "path": "/", "secure": false, "httpOnly": false}"#
+        for (headers, cookies) in [(header, ""), ("", cookie)] {
+            try Data(#"{"__meta__": {"about": "a", "help": "h"}, "headers": [\#(headers)], "cookies": [\#(cookies)]}"#.utf8).write(to: file)
+            let error = #expect(throws: RequestBuildError.self) { try SessionFile.load(from: file) }
+            #expect(error?.description.contains(file.path) == true, "\(String(describing: error))")
+        }
+    }
 }
