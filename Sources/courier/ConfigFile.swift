@@ -63,7 +63,7 @@ enum ConfigFile {
     static func smallFile(_ file: URL, what: String) throws -> Data? {
         let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
+            if errno == ENOENT || errno == ENOTDIR { return nil }  // COURIER_CONFIG_DIR may name a file: no config
             throw RequestBuildError(description: "\(what) \(file.path) can't be read: \(String(cString: strerror(errno)))")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)

@@ -75,6 +75,8 @@ struct CLIHostileInputTests {
         try Data(#"{"__meta__": {"about": "a", "help": "h"}, "headers": [{"name": "X", "value": "1"}], "cookies": []}"#.utf8).write(to: folder.appendingPathComponent("real.json"))
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.json")
         #expect(try SessionFile.load(from: link).headers == [.init(name: "X", value: "1")])
+        // COURIER_CONFIG_DIR naming a file: no config, as when the folder is missing.
+        #expect(try ConfigFile.defaultOptions(in: link) == [])
     }
 
     /// A session header with CR/LF was dropped without a word when the request was built (and
