@@ -156,13 +156,7 @@ struct RequestCommand: AsyncParsableCommand {
             session?.contents.restoreCookies(into: jar)
             if more.curl {
                 // The curl command for the request as it would go out (with the session's cookies).
-                var shown = prepared
-                if shown.urlRequest.value(forHTTPHeaderField: "Cookie") == nil, let requestURL = shown.urlRequest.url,
-                    let cookies = jar.cookieHeader(for: requestURL)
-                {
-                    shown.urlRequest.setValue(cookies, forHTTPHeaderField: "Cookie")
-                }
-                var command = try await CurlCommandOutput.command(for: shown)
+                var command = try await CurlCommandOutput.command(for: Self.withCookies(prepared, from: jar))
                 if let proxy {
                     // curl takes the same proxy URLs (http, socks5, socks5h); checked as for sending.
                     _ = try Self.parseProxy(proxy)
@@ -174,12 +168,7 @@ struct RequestCommand: AsyncParsableCommand {
             if more.offline {
                 // The request as it would go out: with the session's cookies, which the session
                 // would add when sending. The session learns this run's headers and credentials.
-                var shown = prepared
-                if shown.urlRequest.value(forHTTPHeaderField: "Cookie") == nil, let requestURL = shown.urlRequest.url,
-                    let cookies = jar.cookieHeader(for: requestURL)
-                {
-                    shown.urlRequest.setValue(cookies, forHTTPHeaderField: "Cookie")
-                }
+                let shown = Self.withCookies(prepared, from: jar)
                 try await printRequest(shown, printer: ExchangePrinter(options: try offlineOutputOptions(isTerminal: stdoutIsTerminal)))
                 try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
                 return
@@ -322,6 +311,18 @@ struct RequestCommand: AsyncParsableCommand {
         guard more.chunked else { return nil }
         if let file = prepared.bodyFile { return OutgoingBody.chunked(file: file.url) }
         return prepared.urlRequest.httpBody.map { OutgoingBody.chunked($0) }
+    }
+
+    /// `prepared` with the jar's `Cookie` header (the session's cookies) unless it has one: the
+    /// request as the session would send it, for `--curl` and `--offline`.
+    static func withCookies(_ prepared: PreparedRequest, from jar: HTTPCookieJar) -> PreparedRequest {
+        var shown = prepared
+        if shown.urlRequest.value(forHTTPHeaderField: "Cookie") == nil, let requestURL = shown.urlRequest.url,
+            let cookies = jar.cookieHeader(for: requestURL)
+        {
+            shown.urlRequest.setValue(cookies, forHTTPHeaderField: "Cookie")
+        }
+        return shown
     }
 
     // MARK: - Sessions
