@@ -77,6 +77,7 @@ extension ConnectionFactory {
                             try sync.addHandler(HTTP2ReadSlicer())
                             try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: settings))
                             try sync.addHandler(observer)
+                            try sync.addHandler(HTTP2FlushCoalescer())
                             try sync.addHandler(
                                 HTTP2StreamMultiplexer(
                                     mode: .client,

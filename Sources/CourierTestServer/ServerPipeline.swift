@@ -63,13 +63,27 @@ struct ServerPipeline: Sendable {
                     let streamID = try? streamChannel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
                 {
                     // GOAWAY naming this stream as the last one processed: the client learns
-                    // that every later stream was not (NIOHTTP2 ignores them after GOAWAY;
-                    // one already set up is refused by its fault handler).
-                    let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streamID, errorCode: .noError, opaqueData: nil))
-                    channel.writeAndFlush(frame, promise: nil)
+                    // that every later stream was not, and the fault handler refuses each
+                    // later stream with REFUSED_STREAM. Written as raw bytes below NIOHTTP2,
+                    // not through it: NIOHTTP2 1.46, once it has sent GOAWAY itself, ignores
+                    // the HEADERS of later streams but answers their DATA frames with a
+                    // connection error (`noSuchStream`), after which it reads nothing more, so
+                    // a client that sent several streams' HEADERS before their bodies (a
+                    // legal and common order) lost the bodies of the streams it had processed.
+                    loopRawWriter.value.write(Self.goAwayFrame(lastStreamID: Int(streamID)))
                 }
             }
         }
+    }
+}
+
+extension ServerPipeline {
+    /// A GOAWAY frame (RFC 9113 §6.8) with NO_ERROR naming `lastStreamID`.
+    static func goAwayFrame(lastStreamID: Int) -> [UInt8] {
+        let id = UInt32(truncatingIfNeeded: lastStreamID) & 0x7FFF_FFFF
+        return [0, 0, 8, 0x7, 0, 0, 0, 0, 0]
+            + [UInt8(id >> 24), UInt8(truncatingIfNeeded: id >> 16), UInt8(truncatingIfNeeded: id >> 8), UInt8(truncatingIfNeeded: id)]
+            + [0, 0, 0, 0]
     }
 }
 

@@ -280,3 +280,31 @@ extension EngineEvent {
         return false
     }
 }
+
+extension EngineHTTP2Tests {
+    /// Streams started in the same event-loop tick share one flush (`HTTP2FlushCoalescer`):
+    /// their HEADERS and bodies interleave differently on the wire, and every body must still
+    /// arrive whole on its own stream.
+    @Test func concurrentPostsStartedTogetherEachDeliverTheirBody() async throws {
+        try await withEngine(server: .init(tls: .valid), engine: try trusting()) { engine, server in
+            let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let request =
+                            index.isMultiple(of: 2)
+                            ? EngineRequest(url: tlsURL(server, "/get"))
+                            : EngineRequest(method: "POST", url: tlsURL(server, "/post"), body: .bytes(ByteBuffer(string: "body \(index)")))
+                        let response = try await engine.collect(request)
+                        let text = String(buffer: response.body)
+                        return index.isMultiple(of: 2) || text.contains("body \(index)") ? response.head.status.code : 0
+                    }
+                }
+                var all: [UInt] = []
+                for try await status in group { all.append(status) }
+                return all
+            }
+            #expect(statuses == Array(repeating: 200, count: 20))
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+}
