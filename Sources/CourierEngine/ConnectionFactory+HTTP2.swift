@@ -75,21 +75,24 @@ extension ConnectionFactory {
                             let observer = HTTP2ConnectionObserver(host: host, streamCap: streamCap)
                             observer.setup = context.handler as? ConnectionSetupHandler
                             try sync.addHandler(HTTP2ReadSlicer())
-                            try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: settings))
-                            try sync.addHandler(observer)
                             try sync.addHandler(HTTP2FlushCoalescer())
+                            var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                            connection.initialSettings = settings
+                            var stream = NIOHTTP2Handler.StreamConfiguration()
+                            stream.targetWindowSize = windowSize
+                            stream.outboundBufferSizeHighWatermark = 64 * 1024
+                            stream.outboundBufferSizeLowWatermark = 32 * 1024
+                            // The inline multiplexer: streams hang off NIOHTTP2Handler itself,
+                            // with no multiplexer handler for every frame and event to cross.
                             try sync.addHandler(
-                                HTTP2StreamMultiplexer(
-                                    mode: .client,
-                                    channel: context.channel,
-                                    targetWindowSize: windowSize,
-                                    outboundBufferSizeHighWatermark: 64 * 1024,
-                                    outboundBufferSizeLowWatermark: 32 * 1024,
-                                    inboundStreamInitializer: { pushed in
-                                        // Push is disabled in our SETTINGS; refuse any pushed stream.
-                                        pushed.eventLoop.makeFailedFuture(EngineError.protocolViolation("the server pushed a stream"))
-                                    }
-                                ))
+                                NIOHTTP2Handler(
+                                    mode: .client, eventLoop: context.eventLoop, connectionConfiguration: connection,
+                                    streamConfiguration: stream
+                                ) { pushed in
+                                    // Push is disabled in our SETTINGS; refuse any pushed stream.
+                                    pushed.eventLoop.makeFailedFuture(EngineError.protocolViolation("the server pushed a stream"))
+                                })
+                            try sync.addHandler(observer)
                         }
                     }
                     let loopSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
@@ -119,7 +122,7 @@ extension ConnectionFactory {
                         HTTP1Connection(id: id, key: key, channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop)))
                 case .http2:
                     let observer = try sync.handler(type: HTTP2ConnectionObserver.self)
-                    let multiplexer = try sync.handler(type: HTTP2StreamMultiplexer.self)
+                    let multiplexer = try sync.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
                     return .http2(
                         HTTP2Connection(
                             id: id, key: key, channel: channel, multiplexer: NIOLoopBound(multiplexer, eventLoop: channel.eventLoop),

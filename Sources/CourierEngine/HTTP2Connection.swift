@@ -18,7 +18,7 @@ final class HTTP2Connection: Sendable {
     let id: ConnectionPoolStateMachine.ConnectionID
     let key: ConnectionKey
     let channel: any Channel
-    private let multiplexer: NIOLoopBound<HTTP2StreamMultiplexer>
+    private let multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>
     private let observer: NIOLoopBound<HTTP2ConnectionObserver>
     private let settings: StreamSettings
     private let state: Mutex<State>
@@ -53,7 +53,7 @@ final class HTTP2Connection: Sendable {
         id: ConnectionPoolStateMachine.ConnectionID,
         key: ConnectionKey,
         channel: any Channel,
-        multiplexer: NIOLoopBound<HTTP2StreamMultiplexer>,
+        multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>,
         observer: NIOLoopBound<HTTP2ConnectionObserver>,
         settings: StreamSettings
     ) {
