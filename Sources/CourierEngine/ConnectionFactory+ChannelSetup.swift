@@ -19,8 +19,9 @@ extension ConnectionFactory {
 
     /// A bootstrap that races `addresses` (Happy Eyeballs) for at most `connectTimeout`, with
     /// Nagle off. The caller adds its channel initializer.
-    func makeBootstrap(addresses: [SocketAddress], connectTimeout: TimeAmount) -> ClientBootstrap {
-        ClientBootstrap(group: group)
+    /// `loop`: the event loop the connection must live on; nil lets the group pick.
+    func makeBootstrap(addresses: [SocketAddress], connectTimeout: TimeAmount, loop: (any EventLoop)?) -> ClientBootstrap {
+        ClientBootstrap(group: loop ?? group)
             .connectTimeout(connectTimeout)
             .resolver(PreResolvedAddresses(addresses: addresses, eventLoop: group.any()))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)

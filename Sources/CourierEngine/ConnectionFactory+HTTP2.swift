@@ -43,7 +43,8 @@ extension ConnectionFactory {
         connectHost: String,
         connectPort: Int,
         info: ConnectionInfo,
-        deadline: NIODeadline
+        deadline: NIODeadline,
+        loop: (any EventLoop)?
     ) async throws(EngineError) -> EstablishedConnection {
         let remaining = deadline - .now()
         let decompression = decompressionLimits
@@ -57,7 +58,7 @@ extension ConnectionFactory {
         let windowSize = max(65_535, configuration.http2StreamWindowSize)
         let streamCap = configuration.maximumConcurrentStreamsPerConnection
 
-        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining)
+        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining, loop: loop)
             .channelInitializer(
                 Self.pipelineInitializer { channel, sync in
                     let setup = ConnectionSetupHandler(host: host, setupErrorBox: setupErrorBox, priorKnowledge: !useTLS) {

@@ -89,7 +89,8 @@ struct ConnectionFactory: Sendable {
     func makeConnection(
         id: ConnectionPoolStateMachine.ConnectionID,
         key: ConnectionKey,
-        deadline: NIODeadline
+        deadline: NIODeadline,
+        loop: (any EventLoop)? = nil
     ) async throws(EngineError) -> EstablishedConnection {
         var info = ConnectionInfo()
         let addresses: [SocketAddress]
@@ -111,7 +112,7 @@ struct ConnectionFactory: Sendable {
         info.connectStart = Date()
         return try await connect(
             id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
-            deadline: deadline)
+            deadline: deadline, loop: loop)
     }
 
     /// Connects to one of `addresses` (all of `connectHost`): NIO's Happy Eyeballs connector
@@ -123,12 +124,13 @@ struct ConnectionFactory: Sendable {
         connectHost: String,
         connectPort: Int,
         info: ConnectionInfo,
-        deadline: NIODeadline
+        deadline: NIODeadline,
+        loop: (any EventLoop)?
     ) async throws(EngineError) -> EstablishedConnection {
         if mayUseHTTP2(key) {
             return try await connectNegotiating(
                 id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
-                deadline: deadline)
+                deadline: deadline, loop: loop)
         }
         let remaining = deadline - .now()
         let decompression = decompressionLimits
@@ -144,7 +146,7 @@ struct ConnectionFactory: Sendable {
             useTLS || proxy.kind != .http ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
         }
 
-        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining)
+        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining, loop: loop)
             .channelInitializer(
                 Self.pipelineInitializer { channel, sync in
                     let handler = HTTP1ConnectionHandler(

@@ -80,7 +80,9 @@ final class ConnectionPool: Sendable {
         case .runStream(let connection):
             connection.execute(execution)
         case .create(let id):
-            openConnection(id: id, key: execution.key)
+            // On the caller's own event loop when it runs on one of the engine's (a task on
+            // `HTTPEngine.taskExecutor`, an event handler): its requests then never change threads.
+            openConnection(id: id, key: execution.key, loop: factory.group.any())
         case .wait:
             break
         case .fail:
@@ -130,11 +132,12 @@ final class ConnectionPool: Sendable {
 
     // MARK: - Connections
 
-    func openConnection(id: ConnectionPoolStateMachine.ConnectionID, key: ConnectionKey) {
+    /// Opens a connection. `loop`: the event loop it must live on (nil: any of the group's).
+    func openConnection(id: ConnectionPoolStateMachine.ConnectionID, key: ConnectionKey, loop: (any EventLoop)? = nil) {
         let deadline = NIODeadline.now() + configuration.connectTimeout
         Task {
             do {
-                switch try await factory.makeConnection(id: id, key: key, deadline: deadline) {
+                switch try await factory.makeConnection(id: id, key: key, deadline: deadline, loop: loop) {
                 case .http1(let connection):
                     connectionEstablished(connection)
                 case .http2(let connection):

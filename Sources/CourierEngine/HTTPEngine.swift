@@ -23,6 +23,12 @@ public final class HTTPEngine: Sendable {
     let pool: ConnectionPool
     private let group: any EventLoopGroup
 
+    /// Runs Swift tasks on one of the engine's event loops, where the connections they open
+    /// live too: requests awaited from such a task never change threads
+    /// (`withTaskExecutorPreference(engine.taskExecutor) { … }`, or
+    /// `Task(executorPreference: engine.taskExecutor)`). See ``EngineTaskExecutor``.
+    public let taskExecutor: EngineTaskExecutor
+
     /// Creates an engine. Throws ``EngineError/tlsHandshakeFailed(_:)`` when the TLS settings
     /// can't be loaded (a bad trust root or client key).
     public init(
@@ -31,6 +37,7 @@ public final class HTTPEngine: Sendable {
     ) throws(EngineError) {
         self.configuration = configuration
         self.group = eventLoopGroup
+        self.taskExecutor = EngineTaskExecutor(eventLoop: eventLoopGroup.next())
         let factory = try ConnectionFactory(configuration: configuration, group: eventLoopGroup)
         self.pool = ConnectionPool(configuration: configuration, factory: factory)
     }

@@ -8,9 +8,13 @@ import NIOHTTP1
 /// connection limits, which all three clients get from `--connections`.
 final class CourierEngineClient: BenchClient {
     let engine: HTTPEngine
+    /// Where the workers run: `engine.taskExecutor` for the `courier-engine-loop` rows, else nil
+    /// (the cooperative pool).
+    let taskExecutor: (any TaskExecutor)?
 
     /// `tls` (for `courier-bench https`): trust its CA and choose the protocol policy.
-    init(connections: Int, tls: BenchTLS? = nil) throws {
+    /// `tasksOnLoop`: the workers run on `HTTPEngine.taskExecutor`.
+    init(connections: Int, tls: BenchTLS? = nil, tasksOnLoop: Bool = false) throws {
         var configuration = EngineConfiguration()
         configuration.maximumConnectionsPerHost = connections
         configuration.maximumIdleConnectionsPerHost = connections
@@ -19,6 +23,7 @@ final class CourierEngineClient: BenchClient {
             configuration.httpVersion = tls.allowsHTTP2 ? .automatic : .http1Only
         }
         engine = try HTTPEngine(configuration: configuration)
+        taskExecutor = tasksOnLoop ? engine.taskExecutor : nil
     }
 
     func get(_ url: URL) async throws -> Int {

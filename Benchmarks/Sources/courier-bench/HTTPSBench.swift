@@ -32,8 +32,10 @@ struct HTTPSBench: AsyncParsableCommand {
     var concurrency = 64
     @Option(help: "Rounds; the best of each row is reported.")
     var rounds = 3
-    @Option(help: "Clients, comma-separated: courier-engine, courier-session, async-http-client.")
-    var clients = "courier-engine,courier-session,async-http-client"
+    @Option(
+        help: "Clients, comma-separated: courier-engine, courier-engine-loop (its tasks on HTTPEngine.taskExecutor), courier-session, async-http-client."
+    )
+    var clients = "courier-engine,courier-engine-loop,courier-session,async-http-client"
 
     enum WireProtocol: String, CaseIterable { case h2, http11 = "http/1.1" }
 
@@ -58,7 +60,7 @@ struct HTTPSBench: AsyncParsableCommand {
         let names = clients.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         print("courier-bench https: \(url), \(concurrency) in flight × \(requests), sequential × \(sequentialRequests), "
             + "download \(downloadURL), \(rounds) rounds")
-        print("client             protocol  case           rate          cpu          conns")
+        print("client               protocol  case           rate          cpu          conns")
         for proto in WireProtocol.allCases {
             let tls = BenchTLS(caPath: ca, caDER: der, allowsHTTP2: proto == .h2)
             for clientName in names {
@@ -80,7 +82,7 @@ struct HTTPSBench: AsyncParsableCommand {
                         units = ("MB/s", "µs/MiB")
                     }
                     print(
-                        clientName.padding(toLength: 19, withPad: " ", startingAt: 0)
+                        clientName.padding(toLength: 21, withPad: " ", startingAt: 0)
                             + proto.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
                             + caseName.padding(toLength: 14, withPad: " ", startingAt: 0)
                             + String(format: "%9.0f ", best.rate) + units.0.padding(toLength: 6, withPad: " ", startingAt: 0)
@@ -94,9 +96,11 @@ struct HTTPSBench: AsyncParsableCommand {
     private static func makeClient(_ name: String, connections: Int, tls: BenchTLS) throws -> any BenchClient {
         switch name {
         case "courier-engine": return try CourierEngineClient(connections: connections, tls: tls)
+        case "courier-engine-loop": return try CourierEngineClient(connections: connections, tls: tls, tasksOnLoop: true)
         case "courier-session": return CourierSessionClient(connections: connections, tls: tls)
         case "async-http-client": return AsyncHTTPClientClient(connections: connections, tls: tls)
-        default: throw ValidationError("unknown client \(name) (courier-engine, courier-session, async-http-client)")
+        default:
+            throw ValidationError("unknown client \(name) (courier-engine, courier-engine-loop, courier-session, async-http-client)")
         }
     }
 
@@ -109,11 +113,12 @@ struct HTTPSBench: AsyncParsableCommand {
             let get: @Sendable () async throws -> Void = {
                 guard try await client.get(url) > 0 else { throw BenchError.status(0, url) }
             }
+            let executor = (client as? CourierEngineClient)?.taskExecutor
             // Warm-up: connections open, TLS done, code paths hot.
-            try await Self.drive(get, count: inFlight * 4, inFlight: inFlight)
+            try await Self.drive(get, count: inFlight * 4, inFlight: inFlight, on: executor)
             let cpuBefore = Self.cpuSeconds()
             let start = DispatchTime.now().uptimeNanoseconds
-            try await Self.drive(get, count: count, inFlight: inFlight)
+            try await Self.drive(get, count: count, inFlight: inFlight, on: executor)
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let cpu = Self.cpuSeconds() - cpuBefore
             let conns = (client as? CourierEngineClient)?.engine.openConnectionCount ?? -1
@@ -137,12 +142,15 @@ struct HTTPSBench: AsyncParsableCommand {
         }
     }
 
-    /// Runs `count` calls with `inFlight` workers pulling from a shared counter.
-    private static func drive(_ get: @escaping @Sendable () async throws -> Void, count: Int, inFlight: Int) async throws {
+    /// Runs `count` calls with `inFlight` workers pulling from a shared counter; the workers
+    /// run on `executor` when given (else on the cooperative pool).
+    private static func drive(
+        _ get: @escaping @Sendable () async throws -> Void, count: Int, inFlight: Int, on executor: (any TaskExecutor)?
+    ) async throws {
         let counter = Counter(count)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<inFlight {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     while counter.take() { try await get() }
                 }
             }

@@ -1,0 +1,76 @@
+import CourierEngine
+import CourierTestServer
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// `HTTPEngine.taskExecutor`: a task that prefers it runs on one of the engine's event loops,
+/// the connections it opens live on that loop, so its requests never change threads.
+@Suite struct EngineTaskExecutorTests {
+    /// Counts shared with the event closures.
+    final class Tally: Sendable {
+        let events = Atomic(0)
+        let offLoop = Atomic(0)
+        let status = Atomic<UInt>(0)
+    }
+
+    @Test func requestsFromATaskOnTheExecutorStayOnItsLoop() async throws {
+        // Four loops: a connection left to the group would land elsewhere 3 times in 4.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
+        let server = try await TestServer.start()
+        var configuration = EngineConfiguration()
+        configuration.maximumConnectionsPerHost = 8
+        let engine = try HTTPEngine(configuration: configuration, eventLoopGroup: group)
+        let loop = engine.taskExecutor.eventLoop
+        let url = server.url("/drip?duration=0.2&numbytes=4")
+
+        // Eight requests at once (eight connections, the drip keeps each busy), from the executor.
+        let tally = Tally()
+        let results = try await withTaskExecutorPreference(engine.taskExecutor) {
+            #expect(loop.inEventLoop)
+            return try await withThrowingTaskGroup(of: (UInt, Bool).self) { tasks in
+                for _ in 0..<8 {
+                    tasks.addTask {
+                        let status: UInt = try await withCheckedThrowingContinuation { continuation in
+                            let head = Tally()
+                            engine.execute(EngineRequest(url: url)) { event in
+                                tally.events.add(1, ordering: .relaxed)
+                                if !loop.inEventLoop { tally.offLoop.add(1, ordering: .relaxed) }
+                                switch event {
+                                case .responseHead(let response): head.status.store(response.status.code, ordering: .relaxed)
+                                case .finished: continuation.resume(returning: head.status.load(ordering: .relaxed))
+                                case .failed(let error, _): continuation.resume(throwing: error)
+                                default: break
+                                }
+                            }
+                        }
+                        // Resumed on the executor again, after the answer arrived.
+                        return (status, loop.inEventLoop)
+                    }
+                }
+                var all: [(UInt, Bool)] = []
+                for try await result in tasks { all.append(result) }
+                return all
+            }
+        }
+        #expect(results.map { $0.0 } == Array(repeating: 200, count: 8))
+        #expect(results.allSatisfy { $0.1 }, "the task resumes on the executor's loop")
+        #expect(tally.events.load(ordering: .relaxed) > 16)
+        #expect(tally.offLoop.load(ordering: .relaxed) == 0, "every event ran on the executor's loop")
+        #expect(engine.openConnectionCount >= 2, "several connections, each of which had to land on that loop")
+
+        await engine.shutdown()
+        try await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test func requestsFromThePoolStillWork() async throws {
+        try await withEngine { engine, server in
+            // A caller off the loops: the group picks the loop, nothing changes for it.
+            let response = try await engine.collect(EngineRequest(url: server.url("/get")))
+            #expect(response.head.status == .ok)
+            #expect(!engine.taskExecutor.eventLoop.inEventLoop)
+        }
+    }
+}
