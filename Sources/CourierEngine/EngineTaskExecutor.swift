@@ -26,7 +26,9 @@ public final class EngineTaskExecutor: TaskExecutor {
     /// The event loop the tasks run on.
     public let eventLoop: any EventLoop
 
-    init(eventLoop: any EventLoop) {
+    /// An executor on `eventLoop`. For requests to stay on it, the loop must belong to the
+    /// engine's event loop group (``HTTPEngine/taskExecutor`` is one such executor).
+    public init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 

@@ -11,9 +11,13 @@ import NIOCore
 /// the column shows the session layer's overhead over the bare engine.
 final class CourierSessionClient: BenchClient {
     let manager: URLSessionManager
+    /// Where the workers run: `manager.taskExecutor` for the `courier-session-loop` rows, else
+    /// nil (the cooperative pool).
+    let taskExecutor: (any TaskExecutor)?
 
     /// `tls` (for `courier-bench https`): trust its CA and choose the protocol policy.
-    init(connections: Int, tls: BenchTLS? = nil) {
+    /// `tasksOnLoop`: the workers run on `URLSessionManager.taskExecutor`.
+    init(connections: Int, tls: BenchTLS? = nil, tasksOnLoop: Bool = false) {
         var configuration = SessionConfiguration()
         configuration.httpMaximumConnectionsPerHost = connections
         if let tls {
@@ -22,6 +26,7 @@ final class CourierSessionClient: BenchClient {
         }
         manager = URLSessionManager(configuration: configuration)
         manager.responseSerializer = HTTPResponseSerializer()
+        taskExecutor = tasksOnLoop ? manager.taskExecutor : nil
     }
 
     func get(_ url: URL) async throws -> Int {

@@ -33,9 +33,12 @@ struct HTTPSBench: AsyncParsableCommand {
     @Option(help: "Rounds; the best of each row is reported.")
     var rounds = 3
     @Option(
-        help: "Clients, comma-separated: courier-engine, courier-engine-loop (its tasks on HTTPEngine.taskExecutor), courier-session, async-http-client."
+        help: """
+            Clients, comma-separated: courier-engine, courier-engine-loop (workers on HTTPEngine.taskExecutor), \
+            courier-session, courier-session-loop (workers on URLSessionManager.taskExecutor), async-http-client.
+            """
     )
-    var clients = "courier-engine,courier-engine-loop,courier-session,async-http-client"
+    var clients = "courier-engine,courier-engine-loop,courier-session,courier-session-loop,async-http-client"
 
     enum WireProtocol: String, CaseIterable { case h2, http11 = "http/1.1" }
 
@@ -98,9 +101,11 @@ struct HTTPSBench: AsyncParsableCommand {
         case "courier-engine": return try CourierEngineClient(connections: connections, tls: tls)
         case "courier-engine-loop": return try CourierEngineClient(connections: connections, tls: tls, tasksOnLoop: true)
         case "courier-session": return CourierSessionClient(connections: connections, tls: tls)
+        case "courier-session-loop": return CourierSessionClient(connections: connections, tls: tls, tasksOnLoop: true)
         case "async-http-client": return AsyncHTTPClientClient(connections: connections, tls: tls)
         default:
-            throw ValidationError("unknown client \(name) (courier-engine, courier-engine-loop, courier-session, async-http-client)")
+            throw ValidationError(
+                "unknown client \(name) (courier-engine, courier-engine-loop, courier-session, courier-session-loop, async-http-client)")
         }
     }
 
@@ -113,7 +118,7 @@ struct HTTPSBench: AsyncParsableCommand {
             let get: @Sendable () async throws -> Void = {
                 guard try await client.get(url) > 0 else { throw BenchError.status(0, url) }
             }
-            let executor = (client as? CourierEngineClient)?.taskExecutor
+            let executor = (client as? CourierEngineClient)?.taskExecutor ?? (client as? CourierSessionClient)?.taskExecutor
             // Warm-up: connections open, TLS done, code paths hot.
             try await Self.drive(get, count: inFlight * 4, inFlight: inFlight, on: executor)
             let cpuBefore = Self.cpuSeconds()

@@ -5,6 +5,7 @@ public import Foundation
 public import FoundationNetworking
 #endif
 import NIOCore
+import NIOPosix
 import NIOHTTP1
 import Synchronization
 
@@ -40,6 +41,13 @@ public class URLSessionManager: @unchecked Sendable {
     /// AFN's processing queue, for work off the event loop that belongs to no single task.
     /// (A task's own events, callbacks and serializer run on its ``TaskCallbackQueue``.)
     let processingQueue = DispatchQueue(label: "com.alamofire.networking.session.manager.processing", attributes: .concurrent)
+
+    /// Runs Swift tasks on one of the event loops the session's connections live on; a
+    /// connection opened for a request made from such a task is opened on that same loop, so
+    /// awaiting requests there (`withTaskExecutorPreference(manager.taskExecutor) { … }`)
+    /// spares the thread hand-offs between the cooperative pool and the event loop. Keep
+    /// CPU-heavy work off it. See `EngineTaskExecutor`.
+    public let taskExecutor: any TaskExecutor = EngineTaskExecutor(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
     private static let sharedCompletionGroup = DispatchGroup()
 
     /// Creates a manager. The response serializer is JSON; completions run on a serial queue
