@@ -34,4 +34,25 @@ struct ReadmeExampleTests {
         await engine.shutdown()
         try await server.shutdown()
     }
+
+    /// The README's `taskExecutor` example (64 GETs in flight from the engine's executor).
+    @Test func taskExecutorExample() async throws {
+        let server = try await TestServer.start()
+        let base = server.baseURL.absoluteString
+        let engine = try HTTPEngine()
+
+        let urls = (1...64).map { URL(string: "\(base)/get?n=\($0)")! }
+        let statuses = try await withTaskExecutorPreference(engine.taskExecutor) {
+            try await withThrowingTaskGroup(of: UInt.self) { group in
+                for url in urls {
+                    group.addTask { try await engine.collect(EngineRequest(url: url)).head.status.code }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+
+        #expect(statuses == Array(repeating: 200, count: 64))
+        await engine.shutdown()
+        try await server.shutdown()
+    }
 }

@@ -45,8 +45,10 @@ public class URLSessionManager: @unchecked Sendable {
     /// Runs Swift tasks on one of the event loops the session's connections live on; a
     /// connection opened for a request made from such a task is opened on that same loop, so
     /// awaiting requests there (`withTaskExecutorPreference(manager.taskExecutor) { … }`)
-    /// spares the thread hand-offs between the cooperative pool and the event loop. Keep
-    /// CPU-heavy work off it. See `EngineTaskExecutor`.
+    /// spares the thread hand-offs between the cooperative pool and the event loop. It pays for
+    /// callers that wait on one request at a time; many requests in flight are faster from the
+    /// pool, where their serializer work spreads over the cores. Keep CPU-heavy work off it.
+    /// See `EngineTaskExecutor`.
     public let taskExecutor: any TaskExecutor = EngineTaskExecutor(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
     private static let sharedCompletionGroup = DispatchGroup()
 
