@@ -111,17 +111,17 @@ private final class Collector: Sendable {
                 }
                 return (state.continuation, response)
             }
-            if let response {
-                continuation?.resume(returning: .success(response))
-            } else {
-                continuation?.resume(returning: .failure(.protocolViolation("the response ended without a head")))
-            }
+            guard let continuation else { return }
+            let result: Result<CollectedResponse, EngineError> =
+                response.map { .success($0) } ?? .failure(.protocolViolation("the response ended without a head"))
+            ResumeBatch.run { continuation.resume(returning: result) }
         case .failed(let error, _):
             let continuation = state.withLock { state in
                 defer { state.continuation = nil }
                 return state.continuation
             }
-            continuation?.resume(returning: .failure(error))
+            guard let continuation else { return }
+            ResumeBatch.run { continuation.resume(returning: .failure(error)) }
         }
     }
 }

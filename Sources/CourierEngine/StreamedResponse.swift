@@ -97,7 +97,10 @@ extension HTTPEngine {
                             defer { box.0 = nil }
                             return box.0
                         }
-                        waiter?.resume(returning: .success(StreamedResponse(head: head, body: body)))
+                        if let waiter {
+                            let response = StreamedResponse(head: head, body: body)
+                            ResumeBatch.run { waiter.resume(returning: .success(response)) }
+                        }
                     case .bodyPart(let chunk):
                         body.append(chunk)
                     case .finished(let metrics):
@@ -108,7 +111,7 @@ extension HTTPEngine {
                             defer { box.0 = nil }
                             return box.0
                         }
-                        waiter?.resume(returning: .failure(error))
+                        if let waiter { ResumeBatch.run { waiter.resume(returning: .failure(error)) } }
                     }
                 }
                 body.attach(task)

@@ -70,7 +70,7 @@ extension URLSessionManager {
                         outcome.withLock { $0 = result }
                     },
                     serializer: serializer,
-                    finisher: { work in continuation.resume(returning: work) })
+                    finisher: { work in ResumeBatch.run { continuation.resume(returning: work) } })
                 let task = register(
                     { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
                 if let interceptor { task.snapshot.withLock { $0.interceptor = interceptor } }

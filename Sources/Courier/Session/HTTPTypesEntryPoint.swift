@@ -127,7 +127,7 @@ extension URLSessionManager {
                         let result: Result<Data, any Error> = error.map { .failure($0) } ?? .success(object as? Data ?? Data())
                         outcome.withLock { $0 = result }
                     },
-                    finisher: { work in continuation.resume(returning: work) },
+                    finisher: { work in ResumeBatch.run { continuation.resume(returning: work) } },
                     deliversHeadOnly: true)
                 let task = register(
                     { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)

@@ -2,6 +2,7 @@ public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import CourierEngine
 import NIOHTTP1
 import Synchronization
 
@@ -187,7 +188,10 @@ final class TransferCompletion<Value: Sendable>: Sendable {
             defer { state.waiters = [] }
             return state.waiters
         }
-        for waiter in waiters { waiter.resume(returning: result) }
+        guard !waiters.isEmpty else { return }
+        ResumeBatch.run {
+            for waiter in waiters { waiter.resume(returning: result) }
+        }
     }
 
     /// The end, once it is there; cancelling the waiting Swift task cancels `task`.
