@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOSSL
 import NIOTLS
@@ -56,6 +57,11 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     /// The protocol reported in metrics before a response says otherwise: `http/1.1`, or `h2`
     /// when this handler runs one HTTP/2 stream.
     var protocolName = "http/1.1"
+    /// For an HTTP/2 stream: its connection's observer. A stream closed above the last stream
+    /// id of the server's `GOAWAY` was never processed, whatever `RST_STREAM` code came with it
+    /// (servers send `CANCEL` as well as `REFUSED_STREAM`), so its error becomes the retryable
+    /// refusal.
+    var http2Connection: HTTP2ConnectionObserver?
     /// The server's own reason phrases, in an HTTP/1 pipeline (nil for an HTTP/2 stream, whose
     /// heads have none).
     var reasonPhrases: ReasonPhraseRecorder?
@@ -118,7 +124,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let engineError = mapError(error)
+        let engineError = isUnprocessedStream(error, context: context) ? EngineErrorMapping.http2StreamRefused : mapError(error)
         if stateMachine.requestsServed == 0, setupError == nil {
             setupError = engineError
         }
@@ -616,6 +622,14 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     }
 
     // MARK: - Helpers
+
+    /// Whether `error` closed an HTTP/2 stream the server's `GOAWAY` says it never processed.
+    private func isUnprocessedStream(_ error: any Error, context: ChannelHandlerContext) -> Bool {
+        guard let http2Connection, error is NIOHTTP2Errors.StreamClosed, let last = http2Connection.goAwayLastStreamID,
+            let id = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+        else { return false }
+        return id > last
+    }
 
     private func mapError(_ error: any Error) -> EngineError {
         if let trustRejection { return trustRejection }

@@ -22,6 +22,8 @@ final class HTTP2Connection: Sendable {
     private let observer: NIOLoopBound<HTTP2ConnectionObserver>
     private let settings: StreamSettings
     private let state: Mutex<State>
+    /// Requests submitted from off the loop, waiting for the task that starts them.
+    private let pendingStarts = Mutex<(queue: [RequestExecution], drainQueued: Bool)>(([], false))
 
     /// What each stream's pipeline needs.
     struct StreamSettings: Sendable {
@@ -94,11 +96,34 @@ final class HTTP2Connection: Sendable {
     }
 
     /// Runs `execution` on a new stream.
+    ///
+    /// From off the loop, requests queue and one loop task starts every request queued by the
+    /// time it runs: callers resumed together (``ResumeBatch``) submit their next requests
+    /// together, and those streams then share a task and a flush instead of one of each.
     func execute(_ execution: RequestExecution) {
         if eventLoop.inEventLoop {
             startStream(execution)
-        } else {
-            eventLoop.execute { self.startStream(execution) }
+            return
+        }
+        let scheduleDrain = pendingStarts.withLock { pending in
+            pending.queue.append(execution)
+            guard !pending.drainQueued else { return false }
+            pending.drainQueued = true
+            return true
+        }
+        if scheduleDrain {
+            eventLoop.execute { self.startPendingStreams() }
+        }
+    }
+
+    private func startPendingStreams() {
+        var batch: [RequestExecution] = []
+        pendingStarts.withLock { pending in
+            pending.drainQueued = false
+            swap(&batch, &pending.queue)
+        }
+        for execution in batch {
+            startStream(execution)
         }
     }
 
@@ -125,7 +150,6 @@ final class HTTP2Connection: Sendable {
         multiplexer.value.createStreamChannel(promise: promise) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let sync = stream.pipeline.syncOperations
-                try sync.addHandler(HTTP2StreamRefusalHandler(observer: observer.value))
                 try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: settings.isTLS ? .https : .http))
                 if let decompression = settings.decompression {
                     try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(decompression.ratio)))
@@ -137,6 +161,7 @@ final class HTTP2Connection: Sendable {
                 )
                 handler.info = settings.info
                 handler.protocolName = "h2"
+                handler.http2Connection = observer.value
                 try sync.addHandler(handler)
             }
         }

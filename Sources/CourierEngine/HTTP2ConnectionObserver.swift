@@ -97,27 +97,3 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 }
-
-/// First in each stream's pipeline: a stream closed above the last stream id of the server's
-/// `GOAWAY` was never processed, whatever `RST_STREAM` code came with it (servers send
-/// `CANCEL` as well as `REFUSED_STREAM`), so its error becomes the retryable refusal.
-final class HTTP2StreamRefusalHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame.FramePayload
-    typealias InboundOut = HTTP2Frame.FramePayload
-
-    private let observer: HTTP2ConnectionObserver
-
-    init(observer: HTTP2ConnectionObserver) {
-        self.observer = observer
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is NIOHTTP2Errors.StreamClosed, let last = observer.goAwayLastStreamID,
-            let id = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID), id > last
-        {
-            context.fireErrorCaught(EngineErrorMapping.http2StreamRefused)
-            return
-        }
-        context.fireErrorCaught(error)
-    }
-}
