@@ -79,6 +79,7 @@ extension ConnectionFactory {
                             try sync.addHandler(HTTP2FlushCoalescer())
                             var connection = NIOHTTP2Handler.ConnectionConfiguration()
                             connection.initialSettings = settings
+                            connection.targetWindowSize = windowSize
                             var stream = NIOHTTP2Handler.StreamConfiguration()
                             stream.targetWindowSize = windowSize
                             stream.outboundBufferSizeHighWatermark = 64 * 1024

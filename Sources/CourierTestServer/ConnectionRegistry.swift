@@ -9,6 +9,7 @@ final class ConnectionRegistry: Sendable {
         var accepted = 0
         var requests = 0
         var requestsByPath: [String: Int] = [:]
+        var http2ConnectionCredit = 0
         var isClosed = false
     }
 
@@ -46,6 +47,15 @@ final class ConnectionRegistry: Sendable {
     func requestCount(forPath path: String) -> Int {
         self.state.withLock { $0.requestsByPath[path] ?? 0 }
     }
+
+    /// Counts connection-level flow-control credit a client granted (an HTTP/2 `WINDOW_UPDATE`
+    /// on stream 0).
+    func http2ConnectionCreditReceived(_ increment: Int) {
+        self.state.withLock { $0.http2ConnectionCredit += increment }
+    }
+
+    /// Connection-level `WINDOW_UPDATE` credit received so far, over all HTTP/2 connections.
+    var http2ConnectionCredit: Int { self.state.withLock { $0.http2ConnectionCredit } }
 
     /// TCP connections accepted so far.
     var acceptedCount: Int { self.state.withLock { $0.accepted } }

@@ -74,6 +74,28 @@ struct ServerPipeline: Sendable {
                 }
             }
         }
+        try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionCreditRecorder(registry: registry))
+    }
+}
+
+/// After the HTTP/2 handler, where connection-level frames arrive: adds up the flow-control
+/// credit the client grants the whole connection (`WINDOW_UPDATE` on stream 0).
+final class HTTP2ConnectionCreditRecorder: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+
+    private let registry: ConnectionRegistry
+
+    init(registry: ConnectionRegistry) {
+        self.registry = registry
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        if frame.streamID == .rootStream, case .windowUpdate(let increment) = frame.payload {
+            registry.http2ConnectionCreditReceived(increment)
+        }
+        context.fireChannelRead(data)
     }
 }
 

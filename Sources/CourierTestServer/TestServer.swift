@@ -106,6 +106,11 @@ public final class TestServer: Sendable {
     /// Request heads received so far (including requests answered with an error).
     public var requestsReceived: Int { self.registry.requestCount }
 
+    /// The connection-level flow-control credit HTTP/2 clients granted so far (the sum of the
+    /// increments of their `WINDOW_UPDATE` frames on stream 0): shows how large a connection
+    /// window a client opened beyond the protocol's initial 65,535 bytes.
+    public var http2ConnectionWindowCredit: Int { self.registry.http2ConnectionCredit }
+
     /// Request heads received so far for `path` (matched without the query string: `/cache/60`
     /// counts `/cache/60?x=1` too). Lets a test prove that a cache hit or a merged download sent nothing.
     public func requestsReceived(forPath path: String) -> Int { self.registry.requestCount(forPath: path) }
