@@ -9,7 +9,8 @@ import NIOSSL
 /// `courier-bench https`: TLS against nginx (`nginx/setup-tls.sh start`), HTTP/2 and HTTP/1.1,
 /// CourierEngine, Courier's session layer and AsyncHTTPClient in the same process and rounds:
 /// small GETs 64 in flight and one at a time (requests per second, process CPU per request)
-/// and a 256 MiB download streamed to a file (MB/s, CPU per MiB), best round of each row.
+/// and a 256 MiB download streamed to a file (MB/s, CPU per MiB). Rounds interleave the
+/// clients; each row is the median round with the min–max range.
 /// Issue 15's target: over HTTP/2, 64 in flight on one connection, ≥ 1.3× AHC's req/s with
 /// less CPU per request.
 struct HTTPSBench: AsyncParsableCommand {
@@ -30,7 +31,7 @@ struct HTTPSBench: AsyncParsableCommand {
     var sequentialRequests = 2_000
     @Option(help: "Requests in flight for the concurrent case.")
     var concurrency = 64
-    @Option(help: "Rounds; the best of each row is reported.")
+    @Option(help: "Rounds (the clients interleave in each); each row reports the median round and the range.")
     var rounds = 3
     @Option(
         help: """
@@ -63,17 +64,21 @@ struct HTTPSBench: AsyncParsableCommand {
         let names = clients.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         print("courier-bench https: \(url), \(concurrency) in flight × \(requests), sequential × \(sequentialRequests), "
             + "download \(downloadURL), \(rounds) rounds")
-        print("client               protocol  case           rate          cpu          conns")
+        print("Rounds interleave the clients (A B C, A B C, …); each row is the median round, with the min–max rate.")
+        print("client               protocol  case               median    min–max             unit    cpu/unit (median)  conns")
         for proto in WireProtocol.allCases {
             let tls = BenchTLS(caPath: ca, caDER: der, allowsHTTP2: proto == .h2)
-            for clientName in names {
-                for measured in cases {
-                    var best: (rate: Double, cpu: Double, conns: Int)?
-                    for _ in 0..<rounds {
-                        let result = try await measure(client: clientName, tls: tls, url: target, measured)
-                        if best == nil || result.rate > (best?.rate ?? 0) { best = result }
+            for measured in cases {
+                var results: [String: [(rate: Double, cpu: Double, conns: Int)]] = [:]
+                for _ in 0..<rounds {
+                    for clientName in names {
+                        results[clientName, default: []].append(try await measure(client: clientName, tls: tls, url: target, measured))
                     }
-                    guard let best else { continue }
+                }
+                for clientName in names {
+                    guard let rows = results[clientName], !rows.isEmpty else { continue }
+                    let byRate = rows.sorted { $0.rate < $1.rate }
+                    let median = byRate[byRate.count / 2]
                     let caseName: String
                     let units: (String, String)
                     switch measured {
@@ -84,13 +89,15 @@ struct HTTPSBench: AsyncParsableCommand {
                         caseName = "download-256m"
                         units = ("MB/s", "µs/MiB")
                     }
+                    let range = String(format: "%.0f–%.0f", byRate.first?.rate ?? 0, byRate.last?.rate ?? 0)
                     print(
                         clientName.padding(toLength: 21, withPad: " ", startingAt: 0)
                             + proto.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
                             + caseName.padding(toLength: 14, withPad: " ", startingAt: 0)
-                            + String(format: "%9.0f ", best.rate) + units.0.padding(toLength: 6, withPad: " ", startingAt: 0)
-                            + String(format: "%8.1f ", best.cpu) + units.1.padding(toLength: 8, withPad: " ", startingAt: 0)
-                            + String(format: "%5d", best.conns))
+                            + String(format: "%11.0f  ", median.rate) + range.padding(toLength: 20, withPad: " ", startingAt: 0)
+                            + units.0.padding(toLength: 6, withPad: " ", startingAt: 0)
+                            + String(format: "%8.1f ", median.cpu) + units.1.padding(toLength: 12, withPad: " ", startingAt: 0)
+                            + String(format: "%5d", median.conns))
                 }
             }
         }
