@@ -189,21 +189,8 @@ struct EngineHTTP2Tests {
         // Each connection takes 10 streams, then sends GOAWAY and refuses the rest.
         let serverConfiguration = TestServer.Configuration(tls: .valid, http2: .init(goAwayAfterStreams: 10))
         try await withEngine(server: serverConfiguration, engine: try trusting()) { engine, server in
-            let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
-                for index in 0..<20 {
-                    group.addTask {
-                        // POSTs too: the server never processed the refused ones.
-                        let request =
-                            index.isMultiple(of: 2)
-                            ? EngineRequest(url: tlsURL(server, "/get"))
-                            : EngineRequest(method: "POST", url: tlsURL(server, "/post"), body: .bytes(ByteBuffer(string: "x")))
-                        return try await engine.collect(request).head.status.code
-                    }
-                }
-                var all: [UInt] = []
-                for try await status in group { all.append(status) }
-                return all
-            }
+            // POSTs too: the server never processed the refused ones.
+            let statuses = try await sendGetsAndPosts(20, engine: engine, server: server)
             #expect(statuses == Array(repeating: 200, count: 20))
             #expect(server.connectionsAccepted == 2)
             // Every request was processed exactly once.
@@ -287,24 +274,28 @@ extension EngineHTTP2Tests {
     /// arrive whole on its own stream.
     @Test func concurrentPostsStartedTogetherEachDeliverTheirBody() async throws {
         try await withEngine(server: .init(tls: .valid), engine: try trusting()) { engine, server in
-            let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
-                for index in 0..<20 {
-                    group.addTask {
-                        let request =
-                            index.isMultiple(of: 2)
-                            ? EngineRequest(url: tlsURL(server, "/get"))
-                            : EngineRequest(method: "POST", url: tlsURL(server, "/post"), body: .bytes(ByteBuffer(string: "body \(index)")))
-                        let response = try await engine.collect(request)
-                        let text = String(buffer: response.body)
-                        return index.isMultiple(of: 2) || text.contains("body \(index)") ? response.head.status.code : 0
-                    }
-                }
-                var all: [UInt] = []
-                for try await status in group { all.append(status) }
-                return all
-            }
+            let statuses = try await sendGetsAndPosts(20, engine: engine, server: server)
             #expect(statuses == Array(repeating: 200, count: 20))
             #expect(server.connectionsAccepted == 1)
+        }
+    }
+
+    /// Sends `count` requests at once, GETs and POSTs alternating (each POST's body names its
+    /// index); returns each status, or 0 for a POST whose echo lacks its own body.
+    private func sendGetsAndPosts(_ count: Int, engine: HTTPEngine, server: TestServer) async throws -> [UInt] {
+        try await withThrowingTaskGroup(of: UInt.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let isGet = index.isMultiple(of: 2)
+                    let request =
+                        isGet
+                        ? EngineRequest(url: tlsURL(server, "/get"))
+                        : EngineRequest(method: "POST", url: tlsURL(server, "/post"), body: .bytes(ByteBuffer(string: "body \(index)")))
+                    let response = try await engine.collect(request)
+                    return isGet || String(buffer: response.body).contains("body \(index)") ? response.head.status.code : 0
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
         }
     }
 }
