@@ -34,7 +34,7 @@ struct SessionTaskExecutorTests {
                 // AFN's block shape: the completion runs on the manager's completion queue.
                 let status: Int = await withCheckedContinuation { continuation in
                     manager.get("status/204", parameters: nil, headers: nil, progress: nil) { task, _ in
-                        continuation.resume(returning: (task.response as? HTTPURLResponse)?.statusCode ?? 0)
+                        continuation.resume(returning: task.response?.statusCode ?? 0)
                     } failure: { _, _ in
                         continuation.resume(returning: -1)
                     }
