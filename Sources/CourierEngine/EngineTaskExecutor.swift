@@ -21,7 +21,9 @@ public import NIOCore
 ///
 /// Use it for code that mostly waits on requests (fan-out, crawlers, proxies, benchmarks);
 /// keep CPU-heavy work (large JSON decoding, image processing) off it, since a task running
-/// here holds the loop that serves its connections.
+/// here holds the loop that serves its connections. Never block on it (semaphores, `wait()`):
+/// the work the task waits for needs the same thread. Jobs enqueued after the loop's group
+/// has shut down are not run, so finish the tasks before shutting a custom group down.
 public final class EngineTaskExecutor: TaskExecutor {
     /// The event loop the tasks run on.
     public let eventLoop: any EventLoop
