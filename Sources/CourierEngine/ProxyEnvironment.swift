@@ -81,7 +81,8 @@ public struct ProxyEnvironment: Sendable, Hashable {
         do {
             return try EngineProxy(url: chosen.value)
         } catch {
-            throw .invalidURL("\(chosen.name): \(error)")
+            guard case .invalidURL(let reason) = error else { throw error }
+            throw .invalidURL("\(chosen.name): \(reason)")
         }
     }
 
@@ -195,23 +196,32 @@ extension EngineProxy {
     ///   other than `http`, `socks5` and `socks5h`.
     public init(url text: String) throws(EngineError) {
         let withScheme = text.contains("://") ? text : "http://" + text
+        let shown = Self.withoutCredentials(text)
         guard let components = URLComponents(string: withScheme), let host = components.host, !host.isEmpty else {
-            throw .invalidURL("proxy \(text) is not a [scheme://][user:password@]host[:port] URL")
+            throw .invalidURL("proxy \(shown) is not a [scheme://][user:password@]host[:port] URL")
         }
         let scheme = components.scheme?.lowercased() ?? "http"
         guard let kind = Kind(rawValue: scheme) else {
-            throw .invalidURL("proxy \(text): the scheme \(scheme) is not supported (http, socks5, socks5h)")
+            throw .invalidURL("proxy \(shown): the scheme \(scheme) is not supported (http, socks5, socks5h)")
         }
         // URLComponents answers a nil port for one too large for an Int: read the text itself,
         // so such a port is refused rather than silently replaced by the default.
         let portText = Self.portText(ofURL: withScheme)
         let port = portText.isEmpty ? 1080 : Int(portText) ?? 0
-        guard (1...65_535).contains(port) else { throw .invalidURL("proxy \(text): port \(portText) is out of range") }
+        guard (1...65_535).contains(port) else { throw .invalidURL("proxy \(shown): port \(portText) is out of range") }
         var bare = host
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
         self.init(
             host: bare, port: port, username: components.user?.removingPercentEncoding,
             password: components.password?.removingPercentEncoding, kind: kind)
+    }
+
+    /// `url` for an error message: anything between the scheme and the last `@` (the user
+    /// name and password, which must not reach logs) replaced by `***`.
+    private static func withoutCredentials(_ url: String) -> String {
+        let start = url.range(of: "://")?.upperBound ?? url.startIndex
+        guard let at = url.lastIndex(of: "@"), at >= start else { return url }
+        return url[..<start] + "***" + url[at...]
     }
 
     /// The port as written in `url` (`scheme://[userinfo@]host[:port][/…]`), or "" when none.

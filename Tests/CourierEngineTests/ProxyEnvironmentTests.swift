@@ -127,4 +127,21 @@ struct ProxyEnvironmentTests {
         }
         #expect(error?.description.contains("https_proxy") == true)
     }
+
+    @Test(arguments: [
+        "http://ada:s3cret@proxy.test:70000", "socks4://ada:s3cret@proxy.test:1080", "http://ada:s3cret@pro xy.test:8080",
+        "ada:s3cret@proxy.test:-1", "http://ada:s3cret@proxy.test:99999999999999999999",
+        "http://ada:s3cret@[::1:8080",
+    ])
+    func aRefusedProxyURLDoesNotRepeatItsCredentials(value: String) throws {
+        // An environment value is refused with a message that ends up in logs: it names the
+        // variable and the proxy, never the password (nor the user name) written in the value.
+        let error = #expect(throws: EngineError.self) {
+            try ProxyEnvironment(environment: ["https_proxy": value]).proxy(scheme: "https", host: "a", port: 443)
+        }
+        let message = try #require(error).description
+        #expect(message.contains("https_proxy"), "\(message)")
+        #expect(!message.contains("s3cret"), "\(message)")
+        #expect(!message.contains("ada"), "\(message)")
+    }
 }
