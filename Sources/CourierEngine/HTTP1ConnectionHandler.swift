@@ -61,7 +61,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     /// id of the server's `GOAWAY` was never processed, whatever `RST_STREAM` code came with it
     /// (servers send `CANCEL` as well as `REFUSED_STREAM`), so its error becomes the retryable
     /// refusal.
-    var http2Connection: HTTP2ConnectionObserver?
+    var http2Observer: HTTP2ConnectionObserver?
     /// The server's own reason phrases, in an HTTP/1 pipeline (nil for an HTTP/2 stream, whose
     /// heads have none).
     var reasonPhrases: ReasonPhraseRecorder?
@@ -625,7 +625,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
 
     /// Whether `error` closed an HTTP/2 stream the server's `GOAWAY` says it never processed.
     private func isUnprocessedStream(_ error: any Error, context: ChannelHandlerContext) -> Bool {
-        guard let http2Connection, error is NIOHTTP2Errors.StreamClosed, let last = http2Connection.goAwayLastStreamID,
+        guard let http2Observer, error is NIOHTTP2Errors.StreamClosed, let last = http2Observer.goAwayLastStreamID,
             let id = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
         else { return false }
         return id > last

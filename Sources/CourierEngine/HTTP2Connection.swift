@@ -161,7 +161,7 @@ final class HTTP2Connection: Sendable {
                 )
                 handler.info = settings.info
                 handler.protocolName = "h2"
-                handler.http2Connection = observer.value
+                handler.http2Observer = observer.value
                 try sync.addHandler(handler)
             }
         }

@@ -1,10 +1,11 @@
 import NIOCore
 import NIOHTTP2
 
-/// Watches an HTTP/2 connection's control frames between `NIOHTTP2Handler` and the stream
-/// multiplexer: the server's first SETTINGS makes the connection ready, later ones change
-/// `SETTINGS_MAX_CONCURRENT_STREAMS`, `GOAWAY` stops new streams, and the channel's end is
-/// reported once. Everything passes through.
+/// Watches an HTTP/2 connection's control frames after `NIOHTTP2Handler`, whose inline stream
+/// multiplexer hands streams' frames to their stream channels and passes on only the
+/// connection's own (stream 0): the server's first SETTINGS makes the connection ready, later
+/// ones change `SETTINGS_MAX_CONCURRENT_STREAMS`, `GOAWAY` stops new streams, and the channel's
+/// end is reported once. Everything passes through.
 ///
 /// Event-loop confined; the callbacks are set before the first request and run on the loop.
 final class HTTP2ConnectionObserver: ChannelInboundHandler {
