@@ -50,7 +50,7 @@ extension URLSessionManager {
     /// notification) runs in the awaiting Swift task instead of on the manager's queues, which
     /// saves two thread hops per request; the completion only records the result. `interceptor`
     /// is the task's own, set before it starts (as ``dataTask(with:interceptor:uploadProgress:downloadProgress:completionHandler:)`` does).
-    fileprivate func run(_ request: URLRequest, serializer: (any ResponseSerializer)?, interceptor: (any RequestInterceptor)?) async throws
+    func run(_ request: URLRequest, serializer: (any ResponseSerializer)?, interceptor: (any RequestInterceptor)?) async throws
         -> (object: (any Sendable)?, response: HTTPURLResponse)
     {
         let box = Mutex<DataTask?>(nil)

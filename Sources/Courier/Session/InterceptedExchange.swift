@@ -249,25 +249,7 @@ extension URLSessionManager {
     public func data(for request: URLRequest, interceptor: (any RequestInterceptor)?) async throws
         -> (object: (any Sendable)?, response: HTTPURLResponse)
     {
-        let box = Mutex<DataTask?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let task = dataTask(with: request, interceptor: interceptor, completionHandler: { response, object, error in
-                    if let error {
-                        continuation.resume(throwing: error)
-                    } else if let response {
-                        continuation.resume(returning: (object, response))
-                    } else {
-                        continuation.resume(throwing: CourierError.connectionLost(url: request.url, reason: "no response"))
-                    }
-                })
-                box.withLock { $0 = task }
-                task.resume()
-                if Task.isCancelled { task.cancel() }
-            }
-        } onCancel: {
-            box.withLock { $0 }?.cancel()
-        }
+        try await run(request, serializer: nil, interceptor: interceptor)
     }
 }
 
