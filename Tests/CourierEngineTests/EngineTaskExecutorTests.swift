@@ -65,12 +65,37 @@ import Testing
         try await group.shutdownGracefully()
     }
 
-    @Test func requestsFromThePoolStillWork() async throws {
-        try await withEngine { engine, server in
-            // A caller off the loops: the group picks the loop, nothing changes for it.
-            let response = try await engine.collect(EngineRequest(url: server.url("/get")))
-            #expect(response.head.status == .ok)
-            #expect(!engine.taskExecutor.eventLoop.inEventLoop)
+    /// A request submitted from an event loop of *another* group (a server's own loops, say)
+    /// must not put its connection there: only the engine's own loops carry its connections.
+    @Test func aLoopOfAnotherGroupDoesNotGetTheConnection() async throws {
+        let foreign = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let server = try await TestServer.start()
+        let engine = try HTTPEngine(eventLoopGroup: group)
+        let foreignLoop = foreign.next()
+        let tally = Tally()
+        let url = server.url("/get")
+        let status: UInt = try await withCheckedThrowingContinuation { continuation in
+            foreignLoop.execute {
+                engine.execute(EngineRequest(url: url)) { event in
+                    tally.events.add(1, ordering: .relaxed)
+                    if foreignLoop.inEventLoop { tally.offLoop.add(1, ordering: .relaxed) }
+                    switch event {
+                    case .responseHead(let response): tally.status.store(response.status.code, ordering: .relaxed)
+                    case .finished: continuation.resume(returning: tally.status.load(ordering: .relaxed))
+                    case .failed(let error, _): continuation.resume(throwing: error)
+                    default: break
+                    }
+                }
+            }
         }
+        #expect(status == 200)
+        #expect(tally.events.load(ordering: .relaxed) >= 2)
+        #expect(tally.offLoop.load(ordering: .relaxed) == 0, "no event ran on the foreign group's loop")
+
+        await engine.shutdown()
+        try await server.shutdown()
+        try await group.shutdownGracefully()
+        try await foreign.shutdownGracefully()
     }
 }
