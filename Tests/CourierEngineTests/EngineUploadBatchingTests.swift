@@ -65,16 +65,8 @@ struct EngineUploadBatchingTests {
         let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/upload"))
         let task = engine.execute(EngineRequest(method: "POST", url: url, body: body)) { recorder.record($0) }
         let accepted = try #require(await listener.accept(), "the engine never connected")
-        // Wait until the producer is held: the count stays the same for a whole second.
-        var last: Int64 = -1
-        var stableSamples = 0
-        for _ in 0..<600 where stableSamples < 5 {
-            try await Task.sleep(for: .milliseconds(200))
-            let now = produced.withLock { $0 }
-            stableSamples = now == last && now > 0 ? stableSamples + 1 : 0
-            last = now
-        }
-        #expect(stableSamples >= 5, "the producer never stopped: \(last) bytes")
+        let (last, held) = try await waitUntilProducerIsHeld(attempts: 600) { produced.withLock { $0 } }
+        #expect(held, "the producer never stopped: \(last) bytes")
         let clientSocket = try #require(
             AcceptingNonReader.descriptor(localPort: accepted.peerPort, peerPort: UInt16(listener.port)),
             "the engine's socket (local port \(accepted.peerPort)) is not among this process's descriptors"

@@ -92,16 +92,8 @@ struct EngineUploadTests {
         let recorder = EventRecorder()
         let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/upload"))
         let task = engine.execute(EngineRequest(method: "POST", url: url, body: body)) { recorder.record($0) }
-        // Wait until the producer is held: the count stays the same for a whole second.
-        var last: Int64 = -1
-        var stableSamples = 0
-        for _ in 0..<200 where stableSamples < 5 {
-            try await Task.sleep(for: .milliseconds(200))
-            let now = produced.withLock { $0 }
-            stableSamples = now == last && now > 0 ? stableSamples + 1 : 0
-            last = now
-        }
-        #expect(stableSamples >= 5, "the producer never stopped: \(last) bytes")
+        let (last, held) = try await waitUntilProducerIsHeld(attempts: 200) { produced.withLock { $0 } }
+        #expect(held, "the producer never stopped: \(last) bytes")
         // Kernel buffers on loopback (a few MiB) plus the engine's bounded queue.
         #expect(last < 24 << 20, "the producer got \(last) bytes past a peer that reads nothing")
         task.cancel()
