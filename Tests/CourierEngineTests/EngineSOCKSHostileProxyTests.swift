@@ -155,27 +155,25 @@ struct EngineSOCKSHostileProxyTests {
         ("u", String(repeating: "\u{E9}", count: 128)),  // 256 bytes in UTF-8
     ])
     func credentialsSOCKS5CannotCarryFailBeforeConnecting(user: String, password: String) async throws {
-        // Nothing listens on port 9: reaching the proxy would be "cannot connect".
-        var configuration = EngineConfiguration()
-        configuration.proxy = EngineProxy(host: "127.0.0.1", port: 9, username: user, password: password, kind: .socks5)
-        let engine = try HTTPEngine(configuration: configuration)
-        let url = try #require(URL(string: "http://127.0.0.1:80/get"))
-        let error = await engineError { _ = try await engine.collect(EngineRequest(url: url)) }
-        await engine.shutdown()
-        guard case .invalidURL(let reason) = error else {
-            Issue.record("expected invalidURL, got \(String(describing: error))")
-            return
-        }
-        #expect(reason.contains("255"), "\(reason)")
+        try await Self.expectRefusedBeforeConnecting(
+            through: EngineProxy(host: "127.0.0.1", port: 9, username: user, password: password, kind: .socks5),
+            url: "http://127.0.0.1:80/get")
     }
 
     @Test func aHostNameSOCKS5CannotCarryFailsBeforeConnecting() async throws {
-        var configuration = EngineConfiguration()
-        configuration.proxy = EngineProxy(host: "127.0.0.1", port: 9, kind: .socks5h)
-        let engine = try HTTPEngine(configuration: configuration)
         let label = String(repeating: "a", count: 60)
         let host = [label, label, label, label, label].joined(separator: ".")  // 304 bytes
-        let url = try #require(URL(string: "http://\(host):80/get"))
+        try await Self.expectRefusedBeforeConnecting(
+            through: EngineProxy(host: "127.0.0.1", port: 9, kind: .socks5h), url: "http://\(host):80/get")
+    }
+
+    /// Expects a GET of `url` through `proxy` to fail with `invalidURL` naming SOCKS5's 255-byte
+    /// limit. Nothing listens on the proxy's port 9: reaching it would be "cannot connect".
+    static func expectRefusedBeforeConnecting(through proxy: EngineProxy, url text: String) async throws {
+        var configuration = EngineConfiguration()
+        configuration.proxy = proxy
+        let engine = try HTTPEngine(configuration: configuration)
+        let url = try #require(URL(string: text))
         let error = await engineError { _ = try await engine.collect(EngineRequest(url: url)) }
         await engine.shutdown()
         guard case .invalidURL(let reason) = error else {
