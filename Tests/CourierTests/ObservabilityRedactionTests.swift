@@ -62,6 +62,15 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedMessage("at \"https://h/a?token=t\" end") == "at REDACTED end")  // not a URL as written: hidden whole
     }
 
+    @Test("a word that Foundation parses as a URL without a host (the :// in its path) is hidden whole")
+    func urlsParsedIntoAPathAreHiddenWhole() {
+        // URL(string:) takes these, but as a relative path or another scheme: the credentials
+        // and the query would stay in the path, which redactedURL keeps as written.
+        #expect(rules.redactedMessage("at [http://u:p@h/?token=t] end") == "at REDACTED end")
+        #expect(rules.redactedMessage("at x:http://u:p@h/ end") == "at REDACTED end")
+        #expect(rules.redactedMessage("at url=http://u:p@h/ end") == "at REDACTED end")
+    }
+
     @Test func sensitiveHeaders() {
         for name in ["Authorization", "cookie", "Proxy-Authorization", "Set-Cookie", "X-API-Key"] {
             #expect(rules.redactedHeaderValue(name: name, value: "v") == "REDACTED")

@@ -115,14 +115,16 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     }
 
     /// A message (an error's description) as it may be shown: each space-separated word that
-    /// holds a URL (`://`) becomes ``redactedURL(_:)`` of it, or ``placeholder`` when it can't
-    /// be parsed; the rest is kept. Errors such as
+    /// holds a URL (`://`) becomes ``redactedURL(_:)`` of it, or ``placeholder`` when it isn't
+    /// one URL with a host as written (`[http://u:p@h/]` parses as a relative path that would
+    /// keep the credentials); the rest is kept. Errors such as
     /// ``CourierError/responseBodyTooLarge(url:limit:contentLength:received:)`` name their URL.
     func redactedMessage(_ message: String) -> String {
         guard message.contains("://") else { return message }
         return message.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
             guard word.contains("://") else { return String(word) }
-            return URL(string: String(word)).map(redactedURL) ?? Self.placeholder
+            guard let url = URL(string: String(word)), url.host != nil else { return Self.placeholder }
+            return redactedURL(url)
         }.joined(separator: " ")
     }
 
