@@ -38,7 +38,6 @@ struct InterceptorDownloadRetryTests {
             defer { try? FileManager.default.removeItem(at: destination) }
             let moves = Mutex<[Int]>([])
             let done = CompletionRecorder()
-            let fileURL = Mutex<URL?>(nil)
             let key = "dl503-\(UUID().uuidString)"
             let task = manager.downloadTask(
                 with: URLRequest(url: server.sessionURL("/retry/\(key)?fail=2&status=503")),
@@ -46,10 +45,7 @@ struct InterceptorDownloadRetryTests {
                     moves.withLock { $0.append(response.statusCode) }
                     return destination
                 },
-                completionHandler: { response, url, error in
-                    fileURL.withLock { $0 = url }
-                    done.handler(response, nil, error)
-                })
+                completionHandler: done.downloadHandler)
             task.resume()
             await done.wait()
             #expect(done.first?.error == nil)
@@ -58,7 +54,7 @@ struct InterceptorDownloadRetryTests {
             #expect(server.requestsReceived(forPath: "/retry/\(key)") == 3)
             #expect(monitor.retryDelays.count == 2)
             #expect(moves.withLock { $0 } == [200])  // only the successful attempt's file is moved
-            #expect(fileURL.withLock { $0 } == destination)
+            #expect(done.firstFileURL == destination)
             let json = try JSONValue(parsing: try Data(contentsOf: destination))
             #expect(json["attempts"]?.intValue == 3)
             #expect(Self.leftovers(holding: "failing attempt 1 of \(key)").isEmpty)

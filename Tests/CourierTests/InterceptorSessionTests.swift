@@ -333,17 +333,13 @@ struct InterceptorSessionTests {
             let manager = URLSessionManager()
             manager.interceptor = RetryPolicy(exponentialBackoffScale: 0.01)
             let done = CompletionRecorder()
-            let fileURL = Mutex<URL?>(nil)
-            let task = manager.downloadTask(with: URLRequest(url: server.sessionURL("/retry/download?fail=1&mode=close")), completionHandler: { response, url, error in
-                fileURL.withLock { $0 = url }
-                done.handler(response, nil, error)
-            })
+            let task = manager.downloadTask(with: URLRequest(url: server.sessionURL("/retry/download?fail=1&mode=close")), completionHandler: done.downloadHandler)
             task.resume()
             await done.wait()
             #expect(done.first?.error == nil)
             #expect(done.first?.response?.statusCode == 200)
             #expect(task.retryCount == 1)
-            let url = try #require(fileURL.withLock { $0 })
+            let url = try #require(done.firstFileURL)
             let json = try JSONValue(parsing: try Data(contentsOf: url))
             #expect(json["attempts"]?.intValue == 2)
             try? FileManager.default.removeItem(at: url)
@@ -375,19 +371,15 @@ struct InterceptorSessionTests {
             #expect(fileUpload.retryCount == 1)
 
             let done = CompletionRecorder()
-            let fileURL = Mutex<URL?>(nil)
             let download = manager.downloadTask(
                 with: URLRequest(url: server.sessionURL("/bearer/block-download")),
                 interceptor: AuthenticationInterceptor(token: "stale") { _ in "block-download" },
-                completionHandler: { response, url, error in
-                    fileURL.withLock { $0 = url }
-                    done.handler(response, nil, error)
-                })
+                completionHandler: done.downloadHandler)
             download.resume()
             await done.wait()
             #expect(done.first?.response?.statusCode == 200)
             #expect(download.retryCount == 1)
-            let url = try #require(fileURL.withLock { $0 })
+            let url = try #require(done.firstFileURL)
             #expect(try JSONValue(parsing: Data(contentsOf: url)) == ["token": "block-download"])
             try? FileManager.default.removeItem(at: url)
             #expect(server.requestsReceived(forPath: "/bearer/block-download") == 2)

@@ -29,8 +29,16 @@ final class CompletionRecorder: Sendable {
         }
     }
 
+    /// ``handler`` for a download's completion: the file URL is recorded as the object.
+    var downloadHandler: @Sendable (HTTPURLResponse?, URL?, (any Error)?) -> Void {
+        let handler = self.handler
+        return { response, url, error in handler(response, url, error) }
+    }
+
     var all: [Call] { calls.withLock { $0 } }
     var first: Call? { all.first }
+    /// The file URL the first download completion was given (see ``downloadHandler``).
+    var firstFileURL: URL? { first?.object as? URL }
 
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
