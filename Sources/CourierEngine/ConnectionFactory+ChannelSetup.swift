@@ -19,11 +19,13 @@ extension ConnectionFactory {
 
     /// A bootstrap that races `addresses` (Happy Eyeballs) for at most `connectTimeout`, with
     /// Nagle off. The caller adds its channel initializer.
-    /// `loop`: the event loop the connection must live on; nil lets the group pick.
+    /// `loop`: the event loop the connection must live on; nil lets the group pick. The
+    /// addresses are handed over on that same loop (the connector would hop to it otherwise).
     func makeBootstrap(addresses: [SocketAddress], connectTimeout: TimeAmount, loop: (any EventLoop)?) -> ClientBootstrap {
-        ClientBootstrap(group: loop ?? group)
+        let loop = loop ?? group.next()
+        return ClientBootstrap(group: loop)
             .connectTimeout(connectTimeout)
-            .resolver(PreResolvedAddresses(addresses: addresses, eventLoop: group.any()))
+            .resolver(PreResolvedAddresses(addresses: addresses, eventLoop: loop))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
     }
 
