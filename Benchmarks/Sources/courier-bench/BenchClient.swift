@@ -16,6 +16,22 @@ protocol BenchClient: Sendable {
     func shutdown() async
 }
 
+/// A client that runs the small GET cases only: its downloads and uploads throw.
+protocol SmallCasesOnlyClient: BenchClient {
+    /// The client's name in the results (`--client`), for the error.
+    static var clientName: String { get }
+}
+
+extension SmallCasesOnlyClient {
+    func download(_ url: URL, to path: String) async throws -> Int64 {
+        throw BenchError.io("\(Self.clientName) runs the small cases only")
+    }
+
+    func upload(_ url: URL, length: Int64, chunk: ByteBuffer, file: String?) async throws -> UploadAnswer {
+        throw BenchError.io("\(Self.clientName) runs the small cases only")
+    }
+}
+
 /// The test server's `/upload` answer: `{"bytes":N,"sha256":"..."}`.
 struct UploadAnswer: Decodable, Sendable {
     var bytes: Int64

@@ -8,7 +8,8 @@ import NIOCore
 /// Foundation `HTTPURLResponse` (28 µs per response on Linux for nginx's header fields) and
 /// runs no response serializer (the status is checked here, as for the engine). Small GETs
 /// only: its transfers are the session's own.
-final class CourierSessionHTTPTypesClient: BenchClient {
+final class CourierSessionHTTPTypesClient: SmallCasesOnlyClient {
+    static let clientName = "courier-session-http-types"
     let manager: URLSessionManager
 
     init(connections: Int) {
@@ -24,14 +25,6 @@ final class CourierSessionHTTPTypesClient: BenchClient {
         let (data, response) = try await manager.data(for: request)
         guard response.status == .ok else { throw BenchError.status(response.status.code, url) }
         return data.count
-    }
-
-    func download(_ url: URL, to path: String) async throws -> Int64 {
-        throw BenchError.io("courier-session-http-types runs the small cases only")
-    }
-
-    func upload(_ url: URL, length: Int64, chunk: ByteBuffer, file: String?) async throws -> UploadAnswer {
-        throw BenchError.io("courier-session-http-types runs the small cases only")
     }
 
     func shutdown() async {

@@ -11,7 +11,8 @@ import NIOCore
 /// serializer reads the engine's response head, so a valid response makes no Foundation
 /// `HTTPURLResponse`: the difference from `courier-session` (AFNetworking's `data(for:)`, which
 /// returns one) is what that type costs. Small GETs only: its transfers are the session's own.
-final class CourierSessionTypedClient: BenchClient {
+final class CourierSessionTypedClient: SmallCasesOnlyClient {
+    static let clientName = "courier-session-typed"
     let manager: URLSessionManager
     let serializer = HTTPResponseSerializer()
 
@@ -25,14 +26,6 @@ final class CourierSessionTypedClient: BenchClient {
         let response = try await manager.response(for: URLRequest(url: url), serializer: serializer)
         guard response.status.code == 200 else { throw BenchError.status(response.status.code, url) }
         return response.value?.count ?? 0
-    }
-
-    func download(_ url: URL, to path: String) async throws -> Int64 {
-        throw BenchError.io("courier-session-typed runs the small cases only")
-    }
-
-    func upload(_ url: URL, length: Int64, chunk: ByteBuffer, file: String?) async throws -> UploadAnswer {
-        throw BenchError.io("courier-session-typed runs the small cases only")
     }
 
     func shutdown() async {
