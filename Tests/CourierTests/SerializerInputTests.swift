@@ -38,6 +38,10 @@ struct SerializerInputTests {
         "TEXT/PLAIN", "text/plain, application/json", "text/plain; charset=utf-8, text/html; charset=latin1",
         "text/plain;;charset=x", "text/plain; CHARSET = UTF-8", "text/plain; charset=x-unknown-\u{7F}",
         "text/plain; charset=" + String(repeating: "u", count: 10_000),
+        // Control characters and odd separators a server may send (review, 2026-11-25).
+        "text/plain; charset='utf-8'", "text/plain;charset=utf-8;", "text/plain; =x; charset=y", "text/plain;\u{0B}charset=x",
+        "text/plain; charset=\u{0C}utf-8", "text/plain;\u{0}charset=x", "text/plain\u{0}; charset=x",
+        "text/plain; charset=utf-8\u{0}", "text/plain; charset=utf-8=x", "text/plain;charset\t=utf-8", "\t",
     ]
 
     @Test("status, MIME type and text encoding read from the head are the HTTPURLResponse's")
