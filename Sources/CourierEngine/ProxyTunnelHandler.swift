@@ -55,8 +55,9 @@ final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             return
         }
-        let statusLine = String(decoding: received.readableBytesView[received.readerIndex..<end.lowerBound], as: UTF8.self)
-            .split(separator: "\r\n", maxSplits: 1).first.map(String.init) ?? ""
+        let statusLine = Self.printable(
+            String(decoding: received.readableBytesView[received.readerIndex..<end.lowerBound], as: UTF8.self)
+                .split(separator: "\r\n", maxSplits: 1).first ?? "")
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
             fail(context, "the proxy answered CONNECT with \"\(statusLine)\"")
@@ -77,6 +78,13 @@ final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.flush()
         if rest.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(rest)) }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    /// The proxy's status line for an error message (logs, a terminal): control characters
+    /// (terminal escapes) as `?`, cut to 200 characters.
+    static func printable(_ line: Substring) -> String {
+        let cleaned = String(line.prefix(200).map { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? "?" : $0 })
+        return line.count > 200 ? cleaned + "…" : cleaned
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

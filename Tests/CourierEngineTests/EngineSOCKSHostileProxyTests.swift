@@ -105,6 +105,32 @@ struct EngineSOCKSHostileProxyTests {
         }
     }
 
+    @Test(arguments: [
+        "HTTP/1.1 407 " + String(repeating: "A", count: 60_000) + "\r\n\r\n",
+        "HTTP/1.1 407 \u{1B}[2J\u{1B}]0;pwned\u{07} Proxy Auth\r\n\r\n",
+        "HTTP/1.1 \u{1B}[31m" + String(repeating: "B", count: 60_000) + "\r\n\r\n",
+    ])
+    func aConnectProxysStatusLineReachesTheErrorShortAndPrintable(answer: String) async throws {
+        // The proxy's status line goes into the error (and so into logs and a terminal): cut
+        // short and without control characters (no terminal escapes from a hostile proxy).
+        try await Self.withScriptedProxy([Array(answer.utf8)]) { port in
+            var configuration = EngineConfiguration()
+            configuration.proxy = EngineProxy(host: "127.0.0.1", port: port)
+            configuration.connectTimeout = .seconds(20)
+            let engine = try HTTPEngine(configuration: configuration)
+            let url = try #require(URL(string: "https://origin.test/get"))
+            let error = await engineError { _ = try await engine.collect(EngineRequest(url: url)) }
+            await engine.shutdown()
+            let message = try #require(error).description
+            #expect(message.count < 1_000, "\(message.count) characters")
+            #expect(!message.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(message)")
+            // (A head over 16 KiB that arrives in pieces is refused as too long instead.)
+            if answer.hasPrefix("HTTP/1.1 407"), answer.utf8.count < 16_384 {
+                #expect(message.contains("407"), "\(message)")
+            }
+        }
+    }
+
     static func withScriptedProxy<T>(
         _ answers: [[UInt8]], connections: ConnectionCount? = nil, _ body: (Int) async throws -> T
     ) async throws -> T {
