@@ -115,7 +115,7 @@ final class RequestBodyPipe: Sendable {
     }
 
     /// On the event loop, from the drain: the oldest queued chunk (a waiting producer goes on
-    /// once half the high-water mark is free), or the end of the drain.
+    /// once at most ``lowWater`` bytes are queued), or the end of the drain.
     func next() -> Next {
         let (result, waiter) = state.withLock { state -> (Next, CheckedContinuation<Void, any Error>?) in
             guard let chunk = state.chunks.popFirst() else {
