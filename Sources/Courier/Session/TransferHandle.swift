@@ -2,7 +2,6 @@ public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import CourierEngine
 import NIOHTTP1
 import Synchronization
 
@@ -188,10 +187,9 @@ final class TransferCompletion<Value: Sendable>: Sendable {
             defer { state.waiters = [] }
             return state.waiters
         }
-        guard !waiters.isEmpty else { return }
-        ResumeBatch.run {
-            for waiter in waiters { waiter.resume(returning: result) }
-        }
+        // Not through ResumeBatch: the transfer's end runs on the processing queue (its
+        // finisher), never on an event loop, so there is no loop tick to batch the resumes on.
+        for waiter in waiters { waiter.resume(returning: result) }
     }
 
     /// The end, once it is there; cancelling the waiting Swift task cancels `task`.
