@@ -81,7 +81,9 @@ private final class ProxyRequestHandler: ChannelInboundHandler, @unchecked Senda
             return
         }
         if buffered == nil { buffered = bytes } else { var chunk = bytes; buffered?.writeBuffer(&chunk) }
-        guard !connecting, let head = buffered, let end = head.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8)) else {
+        // While connecting upstream, what arrives waits in `buffered` and goes out once connected.
+        guard !connecting else { return }
+        guard let head = buffered, let end = head.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8)) else {
             if (buffered?.readableBytes ?? 0) > 64 * 1024 { context.close(promise: nil) }
             return
         }
@@ -122,18 +124,19 @@ private final class ProxyRequestHandler: ChannelInboundHandler, @unchecked Senda
             case .failure:
                 handler.respond(context, "502 Bad Gateway")
             case .success(let outbound):
+                // The client left while we connected: nothing will close the upstream end.
+                guard inbound.isActive else { return outbound.close(promise: nil) }
                 handler.peer = outbound
+                // Everything read so far, including what arrived while connecting.
+                var rest = handler.buffered ?? head
+                handler.buffered = nil
                 if isConnect {
                     var reply = context.channel.allocator.buffer(capacity: 64)
                     reply.writeString("HTTP/1.1 200 Connection Established\r\n\r\n")
                     context.writeAndFlush(handler.wrapOutboundOut(reply), promise: nil)
-                    var rest = head
                     rest.moveReaderIndex(to: end.upperBound)
-                    if rest.readableBytes > 0 { outbound.writeAndFlush(rest, promise: nil) }
-                } else {
-                    outbound.writeAndFlush(head, promise: nil)
                 }
-                handler.buffered = nil
+                if rest.readableBytes > 0 { outbound.writeAndFlush(rest, promise: nil) }
             }
         }
     }

@@ -230,6 +230,8 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
                 case .failure:
                     handler.reply(context, [5, 4, 0, 1, 0, 0, 0, 0, 0, 0], thenClose: true)
                 case .success(let outbound):
+                    // The client left while we connected: nothing will close the upstream end.
+                    guard inbound.isActive else { return outbound.close(promise: nil) }
                     handler.peer = outbound
                     handler.state = .relaying
                     let bound: [UInt8] =
