@@ -47,7 +47,11 @@ struct SerializerInputTests {
     @Test("status, MIME type and text encoding read from the head are the HTTPURLResponse's")
     func valuesMatchFoundation() throws {
         for contentType in Self.readContentTypes {
-            for status in [HTTPResponseStatus.ok, .notFound, .noContent, .custom(code: 299, reasonPhrase: "x")] {
+            let statuses: [HTTPResponseStatus] = [
+                .ok, .notFound, .noContent, .custom(code: 299, reasonPhrase: "x"), .custom(code: 999, reasonPhrase: ""),
+                .custom(code: 100, reasonPhrase: ""),
+            ]
+            for status in statuses {
                 var fields = [("Server", "nginx"), ("Content-Length", "12"), ("x-trace", "1")]
                 if let contentType { fields.insert(("Content-Type", contentType), at: 1) }
                 let head = Self.head(status: status, fields: fields)
