@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 import Testing
 
 /// The disk store opened on a folder someone else wrote to: metadata files that name paths
@@ -129,6 +130,51 @@ struct HTTPCacheHostileStoreTests {
         #expect(try Data(contentsOf: victim) == Data(Store.bytes(100)))
     }
 
+    /// A body file swapped, while the cache is open, for a link to a file of the right length
+    /// elsewhere or for a FIFO: the hit is dropped, the link not followed, the FIFO not waited
+    /// on (opening one for reading blocks until a writer comes, under the store's lock).
+    @Test func aBodySwappedWhileOpenForALinkOrAFIFOIsNotRead() throws {
+        let outside = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: outside) }
+        let victim = outside.appendingPathComponent("victim")
+        try Data(Store.bytes(100, seed: 9)).write(to: victim)
+        for swap in ["link", "fifo"] {
+            let directory = try Store.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            Store.store(cache, Store.entry("http://h/bad"), body: Store.bytes(100))
+            Store.store(cache, Store.entry("http://h/good"), body: Store.bytes(100))
+            let meta = directory.appendingPathComponent("entries")
+                .appendingPathComponent(DiskCacheStore.entryName(key: "http://h/bad", varied: [:]) + ".meta")
+            let bodyID = try JSONDecoder().decode(Envelope.self, from: Data(contentsOf: meta)).entry.bodyID
+            let body = directory.appendingPathComponent("bodies").appendingPathComponent(bodyID)
+            try FileManager.default.removeItem(at: body)
+            if swap == "link" {
+                try FileManager.default.createSymbolicLink(at: body, withDestinationURL: victim)
+            } else {
+                try #require(mkfifo(body.path, 0o600) == 0)
+            }
+            // On another thread, so a lookup blocked on the FIFO can be released (by opening its
+            // writing end) and reported instead of hanging the run.
+            let done = DispatchSemaphore(value: 0)
+            let result = Mutex<[UInt8]??>(nil)
+            Thread.detachNewThread {
+                let stored = Store.body(of: cache.stored(key: "http://h/bad", requestHeaders: [:]))
+                result.withLock { $0 = .some(stored) }
+                done.signal()
+            }
+            if done.wait(timeout: .now() + 10) == .timedOut {
+                Issue.record("the lookup of a body swapped for a FIFO blocked")
+                let writer = open(body.path, O_WRONLY | O_NONBLOCK)
+                done.wait()
+                if writer >= 0 { close(writer) }
+            }
+            #expect(result.withLock { $0 } == .some(nil), "\(swap)")
+            #expect(Store.body(of: cache.stored(key: "http://h/good", requestHeaders: [:])) == Store.bytes(100), "\(swap)")
+        }
+        #expect(try Data(contentsOf: victim) == Data(Store.bytes(100, seed: 9)))
+    }
+
     @Test func hugeOrGarbledMetadataIsDropped() throws {
         for contents in [
             Data(count: 2 << 20),  // 2 MiB of zeros
@@ -171,9 +217,7 @@ struct HTTPCacheVariantChoiceTests {
     @Test(arguments: [false, true]) func theMostRecentMatchingVariantIsServed(onDisk: Bool) throws {
         let directory = try Store.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = onDisk
-            ? HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
-            : HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil)
+        let cache = Store.cache(onDisk: onDisk, in: directory)
         var old = Store.entry("http://h/v", varied: ["accept": "a"])
         old.responseTime = Date(timeIntervalSinceNow: -60)
         Store.store(cache, old, body: Store.bytes(10, seed: 1))
@@ -220,9 +264,7 @@ struct HTTPCacheSetCookieTests {
     @Test(arguments: [false, true]) func neitherAResponseNorA304LeavesASetCookieStored(onDisk: Bool) throws {
         let directory = try Store.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = onDisk
-            ? HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
-            : HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil)
+        let cache = Store.cache(onDisk: onDisk, in: directory)
         var entry = Store.entry("http://h/c")
         entry.headers.add(name: "Set-Cookie", value: "session=stored")
         Store.store(cache, entry, body: Store.bytes(10))

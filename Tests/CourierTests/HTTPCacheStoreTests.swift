@@ -17,6 +17,13 @@ struct HTTPCacheStoreTests {
         return url
     }
 
+    /// A cache that keeps entries only on disk (in `directory`), or only in memory.
+    static func cache(onDisk: Bool, in directory: URL) -> HTTPCache {
+        onDisk
+            ? HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            : HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil)
+    }
+
     static func entry(_ key: String, varied: [String: String?] = [:]) -> CacheEntry {
         var entry = CacheEntry(
             key: key, status: 200, reason: "OK", headerFields: [], varied: varied, requestTime: Date(), responseTime: Date(),

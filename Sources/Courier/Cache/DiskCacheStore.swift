@@ -121,9 +121,7 @@ final class DiskCacheStore: Sendable {
     func lookup(_ key: String, requestHeaders: HTTPHeaders) -> (CacheEntry, FileHandle)? {
         state.withLock { state -> (CacheEntry, FileHandle)? in
             guard let (name, item) = Self.newestMatch(key, requestHeaders: requestHeaders, in: state) else { return nil }
-            let bodyURL = bodiesDirectory.appendingPathComponent(item.entry.bodyID)
-            guard let handle = try? FileHandle(forReadingFrom: bodyURL),
-                let end = try? handle.seekToEnd(), end == UInt64(item.entry.bodyLength), (try? handle.seek(toOffset: 0)) != nil
+            guard let handle = Self.openBody(bodiesDirectory.appendingPathComponent(item.entry.bodyID), length: item.entry.bodyLength)
             else {
                 removeLocked(name, from: &state)
                 return nil
@@ -330,6 +328,20 @@ final class DiskCacheStore: Sendable {
             entry.headers["content-length"] == [String(entry.bodyLength)]
         else { return nil }
         return entry
+    }
+
+    /// A handle on the body file at `url` when it is still a regular file of `length` bytes
+    /// (checked on the open descriptor). The folder may have changed since it was indexed: a
+    /// link is not followed, and a FIFO or device is not waited on (opened non-blocking).
+    private static func openBody(_ url: URL, length: Int64) -> FileHandle? {
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == length else {
+            return nil
+        }
+        return handle
     }
 
     private static func fileSize(_ url: URL) -> Int64? {
