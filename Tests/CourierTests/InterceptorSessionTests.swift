@@ -442,24 +442,46 @@ private struct MirrorOnRetry: RequestInterceptor {
 @Suite("Interceptors and credentials (session)")
 struct InterceptorCredentialTests {
     /// The session credential answered origin A's 401 (A kept refusing); the interceptor then
-    /// retries on origin B: B must not get A's `Authorization` (the password, in Basic).
-    @Test func aRetryAdaptedToAnotherOriginCarriesNoSessionCredential() async throws {
+    /// retries on origin B: B must not get A's `Authorization` (the password, in Basic; the
+    /// user name and a crackable hash, in Digest).
+    @Test(arguments: ["/basic-auth/user/pass", "/digest-auth/auth/user/pass"])
+    func aRetryAdaptedToAnotherOriginCarriesNoSessionCredential(_ path: String) async throws {
         try await TestServer.withRunning { origin in
             try await TestServer.withRunning { mirror in
                 let manager = URLSessionManager()
                 manager.credential = URLCredential(user: "user", password: "wrong", persistence: .none)
                 let recorder = CompletionRecorder()
                 manager.dataTask(
-                    with: URLRequest(url: origin.sessionURL("/basic-auth/user/pass")),
+                    with: URLRequest(url: origin.sessionURL(path)),
                     interceptor: MirrorOnRetry(mirror: mirror.sessionURL("/headers")), completionHandler: recorder.handler
                 ).resume()
                 await recorder.wait()
                 #expect(recorder.first?.response?.statusCode == 200)
+                #expect(origin.requestsReceived(forPath: path) == 2)  // the 401, then the session's answer to it
                 #expect(mirror.requestsReceived(forPath: "/headers") == 1)
                 let headers = try #require((recorder.first?.object as? JSONValue)?["headers"])
                 #expect(headers["Authorization"] == nil, "the mirror got the origin's credential: \(headers)")
                 #expect(headers["authorization"] == nil)
             }
+        }
+    }
+
+    /// The other side of the rule: a retry that stays in the origin keeps the answer the
+    /// session gave there (the credential's scope is that origin).
+    @Test func aRetryInTheSameOriginKeepsTheSessionCredential() async throws {
+        try await TestServer.withRunning { origin in
+            let manager = URLSessionManager()
+            manager.credential = URLCredential(user: "user", password: "wrong", persistence: .none)
+            let recorder = CompletionRecorder()
+            manager.dataTask(
+                with: URLRequest(url: origin.sessionURL("/basic-auth/user/pass")),
+                interceptor: MirrorOnRetry(mirror: origin.sessionURL("/headers")), completionHandler: recorder.handler
+            ).resume()
+            await recorder.wait()
+            #expect(recorder.first?.response?.statusCode == 200)
+            let headers = try #require((recorder.first?.object as? JSONValue)?["headers"])
+            let expected = "Basic " + Data("user:wrong".utf8).base64EncodedString()
+            #expect(headers["Authorization"]?.stringValue == expected, "\(headers)")
         }
     }
 }
