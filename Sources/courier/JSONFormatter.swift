@@ -13,7 +13,16 @@ enum JSONFormatter {
         static let reset = "\u{1B}[0m"
     }
 
-    /// The formatted text, or nil when `data` is not a JSON document.
+    /// The most output formatting `count` bytes may make: 1 MiB, plus 64 times the input
+    /// (far above what ordinary documents need; indentation grows with depth, so a deep
+    /// document with a long flat array inside could otherwise make about 1000 times its size).
+    static func maximumOutput(forInput count: Int) -> Int {
+        let (scaled, overflow) = count.multipliedReportingOverflow(by: 64)
+        return overflow ? Int.max : (1 << 20) + min(scaled, Int.max - (1 << 20))
+    }
+
+    /// The formatted text, or nil when `data` is not a JSON document or its formatting would
+    /// be longer than ``maximumOutput(forInput:)`` (the caller prints it as it came).
     static func format(_ data: Data, indent: Int = 4, colors: Bool) -> String? {
         guard (try? JSONValue(parsing: data)) != nil, let text = String(data: data, encoding: .utf8) else { return nil }
         let scalars = Array(text.unicodeScalars)
@@ -27,7 +36,9 @@ enum JSONFormatter {
             while cursor < scalars.count, isWhitespace(scalars[cursor]) { cursor += 1 }
             return cursor < scalars.count ? scalars[cursor] : nil
         }
+        let outputLimit = maximumOutput(forInput: data.count)
         while index < scalars.count {
+            guard output.utf8.count <= outputLimit else { return nil }
             let scalar = scalars[index]
             switch scalar {
             case " ", "\t", "\n", "\r":

@@ -35,6 +35,20 @@ struct CLIHostileInputTests {
         #expect(fine.path == "/config/sessions/a.b_8/s.json")
     }
 
+    /// Indentation grows with depth: a body 511 arrays deep around a long flat array made each
+    /// 2-byte element 2 KiB of output (about 1000 times the body, held whole as one string).
+    /// Formatting that would pass ``JSONFormatter/maximumOutput(forInput:)`` gives up (the body
+    /// prints as it came); ordinary documents still format.
+    @Test func deeplyIndentedJSONCannotMultiplyTheBodyWithoutBound() {
+        let hostile = Data((String(repeating: "[", count: 511) + String(repeating: "0,", count: 20_000) + "0"
+            + String(repeating: "]", count: 511)).utf8)
+        let formatted = JSONFormatter.format(hostile, indent: 4, colors: true)
+        #expect((formatted?.utf8.count ?? 0) <= JSONFormatter.maximumOutput(forInput: hostile.count))
+        #expect(formatted == nil)
+        let ordinary = Data(#"{"a": [1, 2, {"b": [true, null, "x"]}], "c": {"d": {"e": {"f": [1.5, -2]}}}}"#.utf8)
+        #expect(JSONFormatter.format(ordinary, indent: 4, colors: true) != nil)
+    }
+
     /// `--stream --pretty` held a line that starts like JSON until its newline: a server sending
     /// `{` and then never a newline grew memory without bound. A line past `maximumLine` goes
     /// out as it came, and the rest of it too (up to its newline).
