@@ -427,7 +427,23 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             }
             context.flush()
         }
+        // What a handler keeps until the flush (NIOSSL does) is not in the channel's count, so
+        // its writability can't stop the turn: flush once the batch would fill the channel.
+        // (An HTTP/2 stream's writability is its flow-control window; its channel traps on the
+        // option.)
+        let isStream = protocolName == "h2"
+        func room() -> Int64 {
+            guard !isStream else { return .max }
+            let buffered = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+            return Int64(Self.uploadWriteWaterMark.high) - Int64(buffered)
+        }
+        var batchRoom = room()
         for _ in 0..<256 {
+            if count >= batchRoom {
+                flushBatch()
+                guard self.exchange === exchange else { return }
+                batchRoom = room()
+            }
             if !context.channel.isWritable {
                 flushBatch()
                 guard self.exchange === exchange else { return }

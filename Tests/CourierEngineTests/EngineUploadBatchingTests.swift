@@ -85,6 +85,129 @@ struct EngineUploadBatchingTests {
     }
 }
 
+extension EngineUploadBatchingTests {
+    /// The same bound through TLS, against a Python server that completes the handshake and
+    /// then never reads: NIOSSL keeps what the drain writes until a flush, so the channel's
+    /// writability could not stop a drain turn before it had taken everything queued.
+    @Test func aTLSPeerThatStopsReadingLeavesABoundedBodyInTheEngine() async throws {
+        let peer = try TLSNonReader()
+        defer { peer.stop() }
+        var configuration = EngineConfiguration()
+        configuration.tls.trustsSystemRoots = false
+        configuration.tls.additionalTrustRootsDER = [try TestCertificateAuthority.shared.rootCertificateDER]
+        configuration.httpVersion = .http1Only
+        let engine = try HTTPEngine(configuration: configuration)
+        let produced = Mutex<Int64>(0)
+        let body = RequestBody.stream(length: nil) { writer in
+            while true {
+                try await writer.write(Self.chunk)
+                produced.withLock { $0 += Int64(Self.chunk.readableBytes) }
+            }
+        }
+        let recorder = EventRecorder()
+        let url = try #require(URL(string: "https://localhost:\(peer.port)/upload"))
+        let task = engine.execute(EngineRequest(method: "POST", url: url, body: body)) { recorder.record($0) }
+        let clientPort = try #require(await peer.nextLine().flatMap { UInt16($0) }, "no TLS connection")
+        let (last, held) = try await waitUntilProducerIsHeld(attempts: 600) { produced.withLock { $0 } }
+        #expect(held, "the producer never stopped: \(last) bytes")
+        let clientSocket = try #require(
+            AcceptingNonReader.descriptor(localPort: clientPort, peerPort: UInt16(peer.port)),
+            "the engine's socket (local port \(clientPort)) is not among this process's descriptors")
+        let peerQueued = try #require(await peer.receiveQueue(), "the peer did not report its queue")
+        let inKernel = Int64(AcceptingNonReader.queued(clientSocket, AcceptingNonReader.sendQueue)) + peerQueued
+        let inEngine = last - inKernel
+        let bound = Int64(RequestBodyPipe.highWater + HTTP1ConnectionHandler.uploadWriteWaterMark.high)
+            + 2 * Int64(Self.chunk.readableBytes)
+        #expect(inKernel > 0)
+        #expect(inEngine <= bound, "the engine holds \(inEngine) bytes (\(last) produced, \(inKernel) in the kernel)")
+        task.cancel()
+        await recorder.waitForEnd()
+        #expect(recorder.failure == .cancelled)
+        await engine.shutdown()
+    }
+}
+
+/// A Python TLS server on 127.0.0.1 with a 64 KiB receive buffer: accepts one connection,
+/// completes the handshake, prints the client's port, then never reads; each line on its
+/// standard input gets the bytes waiting in its receive queue.
+private final class TLSNonReader: Sendable {
+    private static let script = """
+        import socket, ssl, sys, fcntl, termios, struct
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        srv.bind(("127.0.0.1", 0)); srv.listen(4)
+        print(srv.getsockname()[1], flush=True)
+        raw, addr = srv.accept()
+        tls = ctx.wrap_socket(raw, server_side=True)
+        print(addr[1], flush=True)
+        for line in sys.stdin:
+            n = struct.unpack("i", fcntl.ioctl(tls.fileno(), termios.FIONREAD, b"\\0\\0\\0\\0"))[0]
+            print(n + tls.pending(), flush=True)
+        """
+    let port: Int
+    private let process: Process
+    private let input: FileHandle
+    private let output: FileHandle
+    private let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tls-nonreader-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let chain = try TestCertificateAuthority.shared.serverChain(.valid)
+        let certificate = directory.appendingPathComponent("chain.pem")
+        let key = directory.appendingPathComponent("key.pem")
+        try chain.certificatesPEM.write(to: certificate, atomically: true, encoding: .utf8)
+        try chain.privateKeyPEM.write(to: key, atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.script, certificate.path, key.path]
+        let inputPipe = Pipe()
+        let outputPipe = Pipe()
+        process.standardInput = inputPipe
+        process.standardOutput = outputPipe
+        process.standardError = FileHandle.nullDevice
+        input = inputPipe.fileHandleForWriting
+        output = outputPipe.fileHandleForReading
+        try ProcessLauncher.run(process)
+        guard let port = Self.readLine(output).flatMap({ Int($0) }) else {
+            process.terminate()
+            throw EngineTestFailure("the Python TLS server did not start")
+        }
+        self.port = port
+    }
+
+    /// The server's next line (on a thread of its own: the read blocks); nil at its end.
+    func nextLine() async -> String? {
+        let output = self.output
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Self.readLine(output)) }
+        }
+    }
+
+    /// The bytes waiting in the server's receive queue (and its TLS buffer).
+    func receiveQueue() async -> Int64? {
+        input.write(Data("\n".utf8))
+        return await nextLine().flatMap { Int64($0) }
+    }
+
+    func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func readLine(_ handle: FileHandle) -> String? {
+        var line = Data()
+        while true {
+            let byte = handle.readData(ofLength: 1)
+            if byte.isEmpty { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+            if byte.first == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+    }
+}
+
 /// A loopback listener with a small receive buffer that accepts one connection and never reads.
 private final class AcceptingNonReader: Sendable {
     let descriptor: Int32
