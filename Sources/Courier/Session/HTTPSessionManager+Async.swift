@@ -53,28 +53,49 @@ extension URLSessionManager {
     func run(_ request: URLRequest, serializer: (any ResponseSerializer)?, interceptor: (any RequestInterceptor)?) async throws
         -> (object: (any Sendable)?, response: HTTPURLResponse)
     {
-        let box = Mutex<DataTask?>(nil)
         let outcome = Mutex<Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>?>(nil)
+        let setup = TaskSetup(
+            completion: { response, object, error in
+                let result: Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>
+                if let error {
+                    result = .failure(error)
+                } else if let response {
+                    result = .success((object, response))
+                } else {
+                    result = .failure(CourierError.connectionLost(url: request.url, reason: "no response"))
+                }
+                outcome.withLock { $0 = result }
+            },
+            serializer: serializer)
+        await awaitDataTask(request, setup: setup, interceptor: interceptor)
+        guard let result = outcome.withLock({ $0 }) else {
+            throw CourierError.connectionLost(url: request.url, reason: "the task ended without a result")
+        }
+        return try result.get()
+    }
+
+    /// Registers a data task for `request` made with `setup`, whose end (serialization,
+    /// completion, notification) runs here, in the awaiting Swift task (this sets the `setup`'s
+    /// finisher); starts it and returns it once that end has run (nil only if it was never
+    /// made). `interceptor` is the task's own, set before it starts (as
+    /// ``dataTask(with:interceptor:uploadProgress:downloadProgress:completionHandler:)`` does);
+    /// `registered` sees the task before it starts. Cancelling the awaiting Swift task cancels
+    /// the task, which then ends as cancelled.
+    @discardableResult
+    func awaitDataTask(
+        _ request: URLRequest, setup: TaskSetup, interceptor: (any RequestInterceptor)?,
+        registered: (@Sendable (DataTask) -> Void)? = nil
+    ) async -> DataTask? {
+        let box = Mutex<DataTask?>(nil)
         let finish: @Sendable () -> Void = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<@Sendable () -> Void, Never>) in
-                let setup = TaskSetup(
-                    completion: { response, object, error in
-                        let result: Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>
-                        if let error {
-                            result = .failure(error)
-                        } else if let response {
-                            result = .success((object, response))
-                        } else {
-                            result = .failure(CourierError.connectionLost(url: request.url, reason: "no response"))
-                        }
-                        outcome.withLock { $0 = result }
-                    },
-                    serializer: serializer,
-                    finisher: { work in ResumeBatch.run { continuation.resume(returning: work) } })
+                var setup = setup
+                setup.finisher = { work in ResumeBatch.run { continuation.resume(returning: work) } }
                 let task = register(
                     { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
                 if let interceptor { task.snapshot.withLock { $0.interceptor = interceptor } }
                 box.withLock { $0 = task }
+                registered?(task)
                 task.resume()
                 if Task.isCancelled { task.cancel() }
             }
@@ -82,10 +103,7 @@ extension URLSessionManager {
             box.withLock { $0 }?.cancel()
         }
         finish()
-        guard let result = outcome.withLock({ $0 }) else {
-            throw CourierError.connectionLost(url: request.url, reason: "the task ended without a result")
-        }
-        return try result.get()
+        return box.withLock { $0 }
     }
 }
 

@@ -118,30 +118,15 @@ extension URLSessionManager {
     ) async throws
         -> HeadOnlyOutcome
     {
-        let box = Mutex<DataTask?>(nil)
         let outcome = Mutex<Result<Data, any Error>?>(nil)
-        let finish: @Sendable () -> Void = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<@Sendable () -> Void, Never>) in
-                let setup = TaskSetup(
-                    completion: { _, object, error in
-                        let result: Result<Data, any Error> = error.map { .failure($0) } ?? .success(object as? Data ?? Data())
-                        outcome.withLock { $0 = result }
-                    },
-                    finisher: { work in ResumeBatch.run { continuation.resume(returning: work) } },
-                    deliversHeadOnly: true)
-                let task = register(
-                    { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
-                if let interceptor { task.snapshot.withLock { $0.interceptor = interceptor } }
-                box.withLock { $0 = task }
-                registered?(task)
-                task.resume()
-                if Task.isCancelled { task.cancel() }
-            }
-        } onCancel: {
-            box.withLock { $0 }?.cancel()
-        }
-        finish()
-        guard let result = outcome.withLock({ $0 }), let task = box.withLock({ $0 }) else {
+        let setup = TaskSetup(
+            completion: { _, object, error in
+                let result: Result<Data, any Error> = error.map { .failure($0) } ?? .success(object as? Data ?? Data())
+                outcome.withLock { $0 = result }
+            },
+            deliversHeadOnly: true)
+        let task = await awaitDataTask(request, setup: setup, interceptor: interceptor, registered: registered)
+        guard let result = outcome.withLock({ $0 }), let task else {
             throw CourierError.connectionLost(url: request.url, reason: "the task ended without a result")
         }
         let data = try result.get()
