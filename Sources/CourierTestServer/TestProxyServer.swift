@@ -108,7 +108,11 @@ private final class ProxyRequestHandler: ChannelInboundHandler, @unchecked Senda
         } else {
             return respond(context, "400 Bad Request")
         }
-        guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]) else {
+        // The port: 1 to 5 digits and at most 65535 (`Int` alone takes `+80`, `-1`, `70000`).
+        guard let colon = authority.lastIndex(of: ":"), case let digits = authority[authority.index(after: colon)...],
+            (1...5).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let port = Int(digits), port <= 65_535
+        else {
             return respond(context, "400 Bad Request")
         }
         let host = String(authority[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))

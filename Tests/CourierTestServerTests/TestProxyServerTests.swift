@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// The test proxies relay every byte a client sends, including those that arrive while the
-/// proxy is still connecting upstream.
-@Suite("Test proxies relay what arrives while they connect")
+/// proxy is still connecting upstream, and refuse a target they can't read.
+@Suite("Test proxies: relaying and targets")
 struct TestProxyServerTests {
     /// A request in absolute form whose body follows its head at once (as a client uploading
     /// sends it): the proxy reads body bytes before its upstream connection is up.
@@ -52,6 +52,23 @@ struct TestProxyServerTests {
                 : try await TestProxyServer.withRunning { try await leaveAndCount($0.port) }
             #expect(server.connectionsAccepted == 1)
             #expect(left == 0)
+        }
+    }
+
+    /// A target port that is not one (out of range, negative, signed) gets 400, and the proxy
+    /// keeps serving.
+    @Test func aTargetPortOutOfRangeIsABadRequest() async throws {
+        try await TestServer.withRunning { server in
+            try await TestProxyServer.withRunning { proxy in
+                for target in ["127.0.0.1:70000", "127.0.0.1:-1", "127.0.0.1:+80", "127.0.0.1:"] {
+                    let exchange = try await RawHTTPClient.exchange(
+                        port: proxy.port, "CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n")
+                    #expect(exchange.response?.status == 400, "\(target)")
+                }
+                let exchange = try await RawHTTPClient.exchange(
+                    port: proxy.port, "GET http://127.0.0.1:\(server.port)/get HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+                #expect(exchange.response?.status == 200)
+            }
         }
     }
 }
