@@ -320,7 +320,7 @@ final class DiskCacheStore: Sendable {
     /// or a `Content-Length` other than the body's (the replayed head would announce bytes that
     /// never come).
     private static func decode(_ url: URL) -> CacheEntry? {
-        guard let size = fileSize(url), size < 1 << 20, let data = try? Data(contentsOf: url),
+        guard let (handle, size) = openRegularFile(url), size < 1 << 20, let data = try? handle.read(upToCount: 1 << 20),
             let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.version == 1
         else { return nil }
         let entry = envelope.entry
@@ -330,18 +330,22 @@ final class DiskCacheStore: Sendable {
         return entry
     }
 
-    /// A handle on the body file at `url` when it is still a regular file of `length` bytes
-    /// (checked on the open descriptor). The folder may have changed since it was indexed: a
-    /// link is not followed, and a FIFO or device is not waited on (opened non-blocking).
+    /// A handle on the body file at `url` when it is still a regular file of `length` bytes.
     private static func openBody(_ url: URL, length: Int64) -> FileHandle? {
+        guard let (handle, size) = openRegularFile(url), size == length else { return nil }
+        return handle
+    }
+
+    /// A handle on the file at `url` and its size, when it is a regular file (checked on the
+    /// open descriptor). The folder may change while the store is open: a link is not
+    /// followed, and a FIFO or device is not waited on (opened non-blocking).
+    private static func openRegularFile(_ url: URL) -> (FileHandle, Int64)? {
         let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == length else {
-            return nil
-        }
-        return handle
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return (handle, Int64(status.st_size))
     }
 
     private static func fileSize(_ url: URL) -> Int64? {
