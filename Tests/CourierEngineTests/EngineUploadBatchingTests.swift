@@ -129,7 +129,8 @@ extension EngineUploadBatchingTests {
 
 /// A Python TLS server on 127.0.0.1 with a 64 KiB receive buffer: accepts one connection,
 /// completes the handshake, prints the client's port, then never reads; each line on its
-/// standard input gets the bytes waiting in its receive queue.
+/// standard input gets the bytes waiting in its receive queue. It gives up (and its output
+/// ends) when no connection or handshake comes within 120 s, so a test never hangs on it.
 private final class TLSNonReader: Sendable {
     private static let script = """
         import socket, ssl, sys, fcntl, termios, struct
@@ -137,9 +138,10 @@ private final class TLSNonReader: Sendable {
         ctx.load_cert_chain(sys.argv[1], sys.argv[2])
         srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
-        srv.bind(("127.0.0.1", 0)); srv.listen(4)
+        srv.bind(("127.0.0.1", 0)); srv.listen(4); srv.settimeout(120)
         print(srv.getsockname()[1], flush=True)
         raw, addr = srv.accept()
+        raw.settimeout(120)
         tls = ctx.wrap_socket(raw, server_side=True)
         print(addr[1], flush=True)
         for line in sys.stdin:
