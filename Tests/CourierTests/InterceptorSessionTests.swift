@@ -466,6 +466,28 @@ struct InterceptorCredentialTests {
         }
     }
 
+    /// Origin A redirects to B (a server's choice: the hop carries no `Authorization`), B
+    /// answers 401, and the interceptor retries: the retry starts at B, and whatever the
+    /// interceptor adds there (here its bearer token for A) must not reach B either.
+    @Test func aRetryAfterACrossOriginRedirectCarriesNoCredentialTheInterceptorAdds() async throws {
+        try await TestServer.withRunning { origin in
+            try await TestServer.withRunning { elsewhere in
+                let manager = URLSessionManager()
+                let target = elsewhere.sessionURL("/bearer/a-token").absoluteString
+                let encoded = try #require(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+                let recorder = CompletionRecorder()
+                manager.dataTask(
+                    with: URLRequest(url: origin.sessionURL("/redirect-to?url=\(encoded)")),
+                    interceptor: AuthenticationInterceptor(token: "a-token") { _ in "a-token" }, completionHandler: recorder.handler
+                ).resume()
+                await recorder.wait()
+                #expect(elsewhere.requestsReceived(forPath: "/bearer/a-token") == 2)  // the hop, then the retry
+                #expect(recorder.first?.response?.statusCode == 401, "B was answered with A's token")
+                #expect((recorder.first?.object as? JSONValue)?["token"] == nil)
+            }
+        }
+    }
+
     /// The other side of the rule: a retry that stays in the origin keeps the answer the
     /// session gave there (the credential's scope is that origin).
     @Test func aRetryInTheSameOriginKeepsTheSessionCredential() async throws {

@@ -63,6 +63,16 @@ extension TaskDelegate {
             {
                 adapted.setValue(nil, forHTTPHeaderField: "Authorization")
             }
+            // A retry that a redirect took out of the origin the last attempt was adapted for
+            // (the server's choice, not the interceptor's) carries no credential header while it
+            // stays out of it, whoever added it: as on the redirect hop itself (RedirectRule).
+            let origin = CredentialScope.Origin(adapted.url)
+            let trusted = self.run.withLock { $0.adaptedOrigin }
+            if let trusted, origin != trusted, CredentialScope.Origin(request.url) != trusted {
+                for name in RedirectRule.crossOriginSensitiveHeaders { adapted.setValue(nil, forHTTPHeaderField: name) }
+            } else {
+                self.run.withLock { $0.adaptedOrigin = origin }
+            }
             if adapted.httpBody != request.httpBody {
                 self.run.withLock { $0.body = adapted.httpBody.map { RequestBody.data($0) } }
             }

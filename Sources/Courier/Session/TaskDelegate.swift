@@ -34,6 +34,9 @@ final class TaskDelegate: Sendable {
         /// The last `Authorization` the session put on a request answering a challenge, and the
         /// origin it answers: a retry adapted to another origin must not carry it.
         var answeredAuthorization: (value: String, origin: CredentialScope.Origin)?
+        /// The origin the interceptor last adapted a request for (nil before the first adapt,
+        /// or for a URL without one): a retry a redirect took elsewhere is the server's choice.
+        var adaptedOrigin: CredentialScope.Origin?
         /// Set by `cancel(producingResumeData:)`.
         var resumeDataHandler: (@Sendable (DownloadResumeData?) -> Void)?
         /// The HTTP cache's part in the current hop, if any: it may be sending a stored body,
