@@ -20,6 +20,13 @@ public import Foundation
 public protocol RequestInterceptor: Sendable {
     /// The request to send for `task`'s next attempt (called before the first attempt and
     /// before each retry, with the request the task last sent). Default: unchanged.
+    ///
+    /// When a redirect took the last request to another origin than the one this last adapted
+    /// for (the server's choice), the retry is sent there without the
+    /// ``RedirectRule/crossOriginSensitiveHeaders`` (`Authorization`, `Proxy-Authorization`,
+    /// `Cookie`) whatever this adds, as on the redirect itself; a retry this moves to another
+    /// origin (a fail-over mirror) keeps what this adds, but never the session's answer to a
+    /// challenge at the first origin.
     /// - Throws: any error; the task then fails with that error, and nothing is sent.
     func adapt(_ request: URLRequest, for task: SessionTask) async throws -> URLRequest
 
