@@ -5,9 +5,9 @@ import Synchronization
 
 /// A SOCKS5 proxy on loopback (RFC 1928, `CONNECT` only), for testing clients' SOCKS support.
 /// Without credentials it accepts "no authentication"; with them it demands username/password
-/// (RFC 1929) and refuses a wrong pair with status 1. It records the target of every
-/// `CONNECT` exactly as the client sent it (a host name for remote DNS, an address for local
-/// DNS), then relays bytes both ways untouched. `forcedReply` makes it answer every
+/// (RFC 1929) and refuses a wrong pair, or a sub-negotiation version other than 1, with
+/// status 1. It records the target of every `CONNECT` exactly as the client sent it (a host
+/// name for remote DNS, an address for local DNS), then relays bytes both ways untouched. `forcedReply` makes it answer every
 /// `CONNECT` with that reply code instead (4 host unreachable, 7 command not supported, …).
 /// `answersInPieces` sends every handshake answer one byte per write and names the bound
 /// address by a host name (address type 3), to test a client's parsing.
@@ -176,7 +176,7 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
             buffer.moveReaderIndex(forwardBy: 3 + userLength + passwordLength)
             let user = String(decoding: view[2..<(2 + userLength)], as: UTF8.self)
             let password = String(decoding: view[(3 + userLength)..<(3 + userLength + passwordLength)], as: UTF8.self)
-            guard let credentials, user == credentials.0, password == credentials.1 else {
+            guard view[0] == 1, let credentials, user == credentials.0, password == credentials.1 else {
                 return reply(context, [1, 1], thenClose: true)
             }
             username = user

@@ -71,4 +71,16 @@ struct TestProxyServerTests {
             }
         }
     }
+
+    /// The SOCKS proxy checks the username/password sub-negotiation's version (RFC 1929: 1),
+    /// so a client sending another one fails its test instead of passing.
+    @Test func theSOCKSProxyRefusesAnAuthenticationVersionOtherThanOne() async throws {
+        try await TestSOCKSProxyServer.withRunning(credentials: ("ada", "secret")) { proxy in
+            for (version, expected) in [(UInt8(5), [UInt8(5), 2, 1, 1]), (UInt8(1), [UInt8(5), 2, 1, 0])] {
+                let auth: [UInt8] = [version, 3] + Array("ada".utf8) + [6] + Array("secret".utf8)
+                let exchange = try await RawHTTPClient.exchange(port: proxy.port, request: [5, 1, 2] + auth, timeout: 2)
+                #expect(exchange.bytes == expected, "version \(version)")
+            }
+        }
+    }
 }
