@@ -5,7 +5,9 @@ import FoundationNetworking
 import NIOHTTP1
 
 /// What to do with a request given what is stored (RFC 9111 §4 and `URLRequest.cachePolicy`
-/// as Apple documents it). Pure: the stored entry and the time come in as values.
+/// as Apple documents it). Pure: the stored entry and the time come in as values. Whether the
+/// response is then stored doesn't depend on the policy (every policy stores, as URLCache
+/// does): ``CacheStorability`` decides.
 enum CacheLookupRule {
     /// The decision for one request.
     enum Decision: Equatable {
@@ -29,11 +31,6 @@ enum CacheLookupRule {
             && !requestHeaders.contains(name: "if-match") && !requestHeaders.contains(name: "if-unmodified-since")
             && !requestHeaders.contains(name: "if-range")
     }
-
-    /// Whether a response to this request may be written to the cache under the policy.
-    /// Every policy stores (as URLCache does) except that a request's own `no-store` forbids it
-    /// (checked by ``CacheStorability``).
-    static func mayStore(policy: URLRequest.CachePolicy) -> Bool { true }
 
     /// The decision for a request with `policy` and `requestHeaders`, given `entry` (the stored
     /// response whose secondary key matched, or nil) at `now`.
