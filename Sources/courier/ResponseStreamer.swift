@@ -133,7 +133,8 @@ struct LineFormatter {
     let maximumLine: Int
     /// Bytes of a line that may be JSON, waiting for its newline.
     private var pending = Data()
-    /// The current line was too long and went out raw: the rest of it does too.
+    /// The start of the current line went out raw (too long, or it can't be JSON): the rest
+    /// of it does too.
     private var passing = false
 
     /// - Parameter maximumLine: default 1 MiB (a line from the server is otherwise held whole).
@@ -159,12 +160,14 @@ struct LineFormatter {
             out += pending
             pending = Data()
         }
-        // A partial line that can't be the start of a JSON document goes out now.
+        // A partial line that can't be the start of a JSON document goes out now, and the rest
+        // of that line too (a tail that looks like JSON is still part of it).
         if let first = pending.first(where: { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }),
             first != UInt8(ascii: "{"), first != UInt8(ascii: "[")
         {
             out += pending
             pending = Data()
+            passing = true
         }
         return out
     }

@@ -67,6 +67,20 @@ struct CLIHostileInputTests {
         #expect(many.take(chunk) == chunk)
     }
 
+    /// A line whose start went out raw (it can't be JSON) stays raw up to its newline: a tail
+    /// that arrives later and looks like JSON (`abc`, then `{"a":1}`) is not formatted as if it
+    /// were a line of its own.
+    @Test func theTailOfALineSentRawIsNotFormatted() {
+        var options = OutputOptions()
+        options.format = true
+        var lines = LineFormatter(printer: ExchangePrinter(options: options))
+        #expect(lines.take(Data("abc".utf8)) == Data("abc".utf8))
+        #expect(String(decoding: lines.take(Data("{\"a\":1}\n{\"b\":2}\n".utf8)), as: UTF8.self) == "{\"a\":1}\n{\n    \"b\": 2\n}\n")
+        #expect(lines.take(Data("x".utf8)) == Data("x".utf8))
+        #expect(lines.take(Data("[1]".utf8)) == Data("[1]".utf8))
+        #expect(lines.finish().isEmpty)
+    }
+
     /// The session and config files were read whole with `Data(contentsOf:)`: a FIFO hung
     /// courier, `/dev/zero` or a huge file took memory without bound. Now they must be regular
     /// files of at most 16 MiB (a symlink to one is followed, as before).
