@@ -11,6 +11,7 @@ final class RelayHandler: ChannelInboundHandler, Sendable {
     init(to target: any Channel) { self.target = target }
 
     /// Connects to `host:port` on `eventLoop`, relaying what arrives there to `inbound`.
+    /// `localhost` is 127.0.0.1 (the test servers listen there, not on ::1).
     static func connect(
         to host: String, port: Int, relayingTo inbound: any Channel, on eventLoop: any EventLoop
     ) -> EventLoopFuture<any Channel> {
@@ -20,7 +21,7 @@ final class RelayHandler: ChannelInboundHandler, Sendable {
                     try channel.pipeline.syncOperations.addHandler(RelayHandler(to: inbound))
                 }
             }
-            .connect(host: host, port: port)
+            .connect(host: host == "localhost" ? "127.0.0.1" : host, port: port)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

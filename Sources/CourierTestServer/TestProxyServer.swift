@@ -119,10 +119,7 @@ private final class ProxyRequestHandler: ChannelInboundHandler, @unchecked Senda
         connecting = true
         let client = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let inbound = context.channel
-        RelayHandler.connect(
-            to: host == "localhost" ? "127.0.0.1" : host, port: port, relayingTo: inbound, on: context.eventLoop
-        )
-        .whenComplete { result in
+        RelayHandler.connect(to: host, port: port, relayingTo: inbound, on: context.eventLoop).whenComplete { result in
             let (handler, context) = client.value
             switch result {
             case .failure:

@@ -213,7 +213,7 @@ private final class SOCKSServerHandler: ChannelInboundHandler, @unchecked Sendab
             record(.init(host: host, port: port, addressType: type, username: username))
             if let forcedReply { return reply(context, [5, forcedReply, 0, 1, 0, 0, 0, 0, 0, 0], thenClose: true) }
             guard view[1] == 1 else { return reply(context, [5, 7, 0, 1, 0, 0, 0, 0, 0, 0], thenClose: true) }
-            connect(context, host: host == "localhost" ? "127.0.0.1" : host, port: port)
+            connect(context, host: host, port: port)
         case .connecting, .relaying:
             return
         }
