@@ -84,7 +84,8 @@ struct SessionFile: Codable, Equatable {
     // MARK: - Reading and writing
 
     /// The session stored at `url`; an empty one when there is no file yet.
-    /// - Throws: ``RequestBuildError`` naming the file when it can't be read or is not a session.
+    /// - Throws: ``RequestBuildError`` naming the file when it can't be read or is not a session
+    ///   (including one whose credentials are neither basic nor digest).
     static func load(from url: URL) throws -> SessionFile {
         guard let data = try ConfigFile.smallFile(url, what: "the session file") else { return SessionFile() }
         let session: SessionFile
@@ -101,6 +102,11 @@ struct SessionFile: Codable, Equatable {
             ?? cookieTexts.first(where: { RequestItem.containsControlCharacter($0) || $0.contains(";") })
         {
             throw RequestBuildError(description: "the session file \(url.path) holds an unusable header or cookie field \(bad.debugDescription)")
+        }
+        // Credentials of another type would be dropped without a word (courier sends basic or digest).
+        if let type = session.auth?.type, type != "basic", type != "digest" {
+            throw RequestBuildError(
+                description: "the session file \(url.path) holds credentials of type '\(type)'; courier sends basic or digest")
         }
         return session
     }

@@ -122,4 +122,24 @@ struct CLIHostileInputTests {
             #expect(error?.description.contains(file.path) == true, "\(String(describing: error))")
         }
     }
+
+    /// A session whose credentials are of a type courier can't send (`bearer`, `Basic`) had them
+    /// ignored without a word (neither basic nor digest was set up): the file is refused, naming
+    /// the type; `basic` and `digest` still load.
+    @Test func aSessionWithAnAuthTypeCourierCannotSendIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("r-edge-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("s.json")
+        for type in ["bearer", "Basic", ""] {
+            try Data(#"{"__meta__": {"about": "a", "help": "h"}, "headers": [], "cookies": [], "auth": {"type": "\#(type)", "username": "ada", "password": "pw"}}"#.utf8)
+                .write(to: file)
+            let error = #expect(throws: RequestBuildError.self, "\(type)") { try SessionFile.load(from: file) }
+            #expect(error?.description.contains("'\(type)'") == true, "\(String(describing: error))")
+        }
+        for type in ["basic", "digest"] {
+            try Data(#"{"__meta__": {"about": "a", "help": "h"}, "headers": [], "cookies": [], "auth": {"type": "\#(type)", "username": "ada"}}"#.utf8).write(to: file)
+            #expect(try SessionFile.load(from: file).auth == .init(type: type, username: "ada", password: nil))
+        }
+    }
 }
