@@ -94,11 +94,13 @@ struct SessionFile: Codable, Equatable {
         } catch {
             throw RequestBuildError(description: "the session file \(url.path) can't be read: \(error)")
         }
-        // A header with CR/LF would be dropped by the request without a word; a cookie's fields
-        // go into a Set-Cookie line (`;` would add attributes).
+        // A header with CR/LF would be dropped by the request without a word, and a name that is
+        // not a token is refused when typed (`Name:value`): the file keeps the same rules. A
+        // cookie's fields go into a Set-Cookie line (`;` would add attributes).
         let headerTexts = session.headers.flatMap { [$0.name, $0.value] }
         let cookieTexts = session.cookies.flatMap { [$0.name, $0.value, $0.domain, $0.path] }
-        if let bad = headerTexts.first(where: RequestItem.containsControlCharacter)
+        let badName = session.headers.map(\.name).first { $0.isEmpty || !$0.unicodeScalars.allSatisfy(RequestItem.isTokenCharacter) }
+        if let bad = badName ?? headerTexts.first(where: RequestItem.containsControlCharacter)
             ?? cookieTexts.first(where: { RequestItem.containsControlCharacter($0) || $0.contains(";") })
         {
             throw RequestBuildError(description: "the session file \(url.path) holds an unusable header or cookie field \(bad.debugDescription)")

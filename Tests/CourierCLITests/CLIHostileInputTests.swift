@@ -107,8 +107,9 @@ struct CLIHostileInputTests {
         #expect(try ConfigFile.defaultOptions(in: link) == [])
     }
 
-    /// A session header with CR/LF was dropped without a word when the request was built (and
-    /// a cookie's fields went into a Set-Cookie line unchecked): the file is refused instead.
+    /// A session header with CR/LF was dropped without a word when the request was built, a
+    /// name that is not a token (refused when typed) was taken from the file unchecked, and a
+    /// cookie's fields went into a Set-Cookie line unchecked: the file is refused instead.
     @Test func aSessionWithControlCharactersInAHeaderOrCookieIsRefused() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("r5-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -116,7 +117,9 @@ struct CLIHostileInputTests {
         let file = folder.appendingPathComponent("s.json")
         let header = #"{"name": "X-A", "value": "v\r\nX-Injected: 1"}"#
         let cookie = #"{"name": "c", "value": "1; Domain=evil\r\n", "domain": "h", "hostOnly": true, "path": "/", "secure": false, "httpOnly": false}"#
-        for (headers, cookies) in [(header, ""), ("", cookie)] {
+        // A name that is not an RFC 9110 token (as a typed `Name:value` item must be).
+        let badNames = ["", "X A", "X:Y", "Ä"].map { #"{"name": "\#($0)", "value": "v"}"# }
+        for (headers, cookies) in [(header, ""), ("", cookie)] + badNames.map({ ($0, "") }) {
             try Data(#"{"__meta__": {"about": "a", "help": "h"}, "headers": [\#(headers)], "cookies": [\#(cookies)]}"#.utf8).write(to: file)
             let error = #expect(throws: RequestBuildError.self) { try SessionFile.load(from: file) }
             #expect(error?.description.contains(file.path) == true, "\(String(describing: error))")
