@@ -41,6 +41,18 @@ struct HTTPCacheHostileStoreTests {
         return (directory, meta, body)
     }
 
+    /// What ``victimOutside()`` writes: 100 bytes, not those of the stored bodies.
+    static let victimBytes = Data(Store.bytes(100, seed: 9))
+
+    /// A folder outside any cache holding `victim` (``victimBytes``), a file a hostile entry
+    /// points at; the caller removes the folder.
+    static func victimOutside() throws -> (folder: URL, victim: URL) {
+        let folder = try Store.temporaryDirectory()
+        let victim = folder.appendingPathComponent("victim")
+        try victimBytes.write(to: victim)
+        return (folder, victim)
+    }
+
     /// Opens `directory` again: the bad entry is gone, the good one serves.
     static func expectOnlyTheGoodEntry(in directory: URL, sourceLocation: SourceLocation = #_sourceLocation) {
         let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
@@ -75,10 +87,8 @@ struct HTTPCacheHostileStoreTests {
     }
 
     @Test func aBodyIDNamingAPathElsewhereIsDropped() throws {
-        let outside = try Store.temporaryDirectory()
+        let (outside, victim) = try Self.victimOutside()
         defer { try? FileManager.default.removeItem(at: outside) }
-        let victim = outside.appendingPathComponent("victim")
-        try Data(Store.bytes(100)).write(to: victim)
         for id in ["../../\(outside.lastPathComponent)/victim", victim.path, "", ".", "..", "bodies"] {
             let (directory, meta, _) = try Self.folder { $0.bodyID = id }
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -105,10 +115,8 @@ struct HTTPCacheHostileStoreTests {
     }
 
     @Test func symlinksAreNotFollowed() throws {
-        let outside = try Store.temporaryDirectory()
+        let (outside, victim) = try Self.victimOutside()
         defer { try? FileManager.default.removeItem(at: outside) }
-        let victim = outside.appendingPathComponent("victim")
-        try Data(Store.bytes(100)).write(to: victim)
         // The body file a link to a file of the right length elsewhere.
         do {
             let (directory, _, body) = try Self.folder { _ in }
@@ -127,17 +135,15 @@ struct HTTPCacheHostileStoreTests {
             Self.expectOnlyTheGoodEntry(in: directory)
             #expect(FileManager.default.fileExists(atPath: elsewhere.path))
         }
-        #expect(try Data(contentsOf: victim) == Data(Store.bytes(100)))
+        #expect(try Data(contentsOf: victim) == Self.victimBytes)
     }
 
     /// A body file swapped, while the cache is open, for a link to a file of the right length
     /// elsewhere or for a FIFO: the hit is dropped, the link not followed, the FIFO not waited
     /// on (opening one for reading blocks until a writer comes, under the store's lock).
     @Test func aBodySwappedWhileOpenForALinkOrAFIFOIsNotRead() throws {
-        let outside = try Store.temporaryDirectory()
+        let (outside, victim) = try Self.victimOutside()
         defer { try? FileManager.default.removeItem(at: outside) }
-        let victim = outside.appendingPathComponent("victim")
-        try Data(Store.bytes(100, seed: 9)).write(to: victim)
         for swap in ["link", "fifo"] {
             let directory = try Store.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -172,7 +178,7 @@ struct HTTPCacheHostileStoreTests {
             #expect(result.withLock { $0 } == .some(nil), "\(swap)")
             #expect(Store.body(of: cache.stored(key: "http://h/good", requestHeaders: [:])) == Store.bytes(100), "\(swap)")
         }
-        #expect(try Data(contentsOf: victim) == Data(Store.bytes(100, seed: 9)))
+        #expect(try Data(contentsOf: victim) == Self.victimBytes)
     }
 
     @Test func hugeOrGarbledMetadataIsDropped() throws {
