@@ -136,6 +136,8 @@ struct LineFormatter {
     /// The start of the current line went out raw (too long, or it can't be JSON): the rest
     /// of it does too.
     private var passing = false
+    /// The first non-blank byte of `pending`, once one has arrived.
+    private var lineStart: UInt8?
 
     /// - Parameter maximumLine: default 1 MiB (a line from the server is otherwise held whole).
     init(printer: ExchangePrinter, maximumLine: Int = 1 << 20) {
@@ -143,28 +145,38 @@ struct LineFormatter {
         self.maximumLine = maximumLine
     }
 
-    /// What to write now for `chunk`.
+    /// What to write now for `chunk`. Costs the chunk's length (and the lines it ends), not
+    /// the length of the line held so far: `pending` is known to hold no newline, and its
+    /// first byte that is not blank, once seen, stays its first.
     mutating func take(_ chunk: Data) -> Data {
+        let known = pending.count
         pending.append(chunk)
         var out = Data()
         var start = pending.startIndex
-        while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        var searchFrom = pending.startIndex + known
+        while let newline = pending[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = Data(pending[start..<newline])
             out += (passing ? line : formatted(line)) + Data("\n".utf8)
             passing = false
+            lineStart = nil
             start = newline + 1
+            searchFrom = start
         }
-        pending = Data(pending[start...])
+        let endedLines = start != pending.startIndex
+        if endedLines { pending = Data(pending[start...]) }
         if passing || pending.count > maximumLine {
             passing = !pending.isEmpty || passing
             out += pending
             pending = Data()
         }
         // A partial line that can't be the start of a JSON document goes out now, and the rest
-        // of that line too (a tail that looks like JSON is still part of it).
-        if let first = pending.first(where: { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }),
-            first != UInt8(ascii: "{"), first != UInt8(ascii: "[")
-        {
+        // of that line too (a tail that looks like JSON is still part of it). Only bytes not
+        // looked at yet are searched for the line's first non-blank byte.
+        if lineStart == nil {
+            let from = pending.startIndex + (endedLines ? 0 : min(known, pending.count))
+            lineStart = pending[from...].first { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }
+        }
+        if let first = lineStart, first != UInt8(ascii: "{"), first != UInt8(ascii: "[") {
             out += pending
             pending = Data()
             passing = true

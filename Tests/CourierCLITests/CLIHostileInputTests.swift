@@ -67,6 +67,21 @@ struct CLIHostileInputTests {
         #expect(many.take(chunk) == chunk)
     }
 
+    /// A line held to be formatted was scanned for its newline and copied whole again with
+    /// every chunk: a server sending a long JSON-looking line a few bytes at a time cost time
+    /// quadratic in its length. Each chunk now costs its own length (the limit is a hang bound).
+    @Test(.timeLimit(.minutes(1))) func aLongLineArrivingInSmallChunksIsScannedOnce() {
+        var options = OutputOptions()
+        options.format = true
+        var lines = LineFormatter(printer: ExchangePrinter(options: options), maximumLine: 8 << 20)
+        let piece = Data("  xx".utf8)
+        var out = lines.take(Data("{".utf8))
+        for _ in 0..<(1 << 20) { out += lines.take(piece) }
+        #expect(out.isEmpty)
+        out += lines.take(Data("}\n".utf8))
+        #expect(out.count == 1 + 4 * (1 << 20) + 2)
+    }
+
     /// A line whose start went out raw (it can't be JSON) stays raw up to its newline: a tail
     /// that arrives later and looks like JSON (`abc`, then `{"a":1}`) is not formatted as if it
     /// were a line of its own.
