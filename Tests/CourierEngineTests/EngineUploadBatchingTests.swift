@@ -54,18 +54,12 @@ struct EngineUploadBatchingTests {
         let listener = try AcceptingNonReader()
         defer { listener.close() }
         let engine = try HTTPEngine()
-        let produced = Mutex<Int64>(0)
-        let body = RequestBody.stream(length: nil) { writer in
-            while true {
-                try await writer.write(Self.chunk)
-                produced.withLock { $0 += Int64(Self.chunk.readableBytes) }
-            }
-        }
+        let (body, produced) = Self.endlessBody()
         let recorder = EventRecorder()
         let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/upload"))
         let task = engine.execute(EngineRequest(method: "POST", url: url, body: body)) { recorder.record($0) }
         let accepted = try #require(await listener.accept(), "the engine never connected")
-        let (last, held) = try await waitUntilProducerIsHeld(attempts: 600) { produced.withLock { $0 } }
+        let (last, held) = try await waitUntilProducerIsHeld(attempts: 600) { produced.count }
         #expect(held, "the producer never stopped: \(last) bytes")
         let clientSocket = try #require(
             AcceptingNonReader.descriptor(localPort: accepted.peerPort, peerPort: UInt16(listener.port)),
@@ -73,11 +67,7 @@ struct EngineUploadBatchingTests {
         )
         let inKernel = Int64(AcceptingNonReader.queued(clientSocket, AcceptingNonReader.sendQueue))
             + Int64(AcceptingNonReader.queued(accepted.descriptor, AcceptingNonReader.receiveQueue))
-        let inEngine = last - inKernel
-        let bound = Int64(RequestBodyPipe.highWater + HTTP1ConnectionHandler.uploadWriteWaterMark.high)
-            + 2 * Int64(Self.chunk.readableBytes)
-        #expect(inKernel > 0)
-        #expect(inEngine <= bound, "the engine holds \(inEngine) bytes (\(last) produced, \(inKernel) in the kernel)")
+        Self.expectBoundedInEngine(produced: last, inKernel: inKernel)
         task.cancel()
         await recorder.waitForEnd()
         #expect(recorder.failure == .cancelled)
@@ -97,29 +87,19 @@ extension EngineUploadBatchingTests {
         configuration.tls.additionalTrustRootsDER = [try TestCertificateAuthority.shared.rootCertificateDER]
         configuration.httpVersion = .http1Only
         let engine = try HTTPEngine(configuration: configuration)
-        let produced = Mutex<Int64>(0)
-        let body = RequestBody.stream(length: nil) { writer in
-            while true {
-                try await writer.write(Self.chunk)
-                produced.withLock { $0 += Int64(Self.chunk.readableBytes) }
-            }
-        }
+        let (body, produced) = Self.endlessBody()
         let recorder = EventRecorder()
         let url = try #require(URL(string: "https://localhost:\(peer.port)/upload"))
         let task = engine.execute(EngineRequest(method: "POST", url: url, body: body)) { recorder.record($0) }
         let clientPort = try #require(await peer.nextLine().flatMap { UInt16($0) }, "no TLS connection")
-        let (last, held) = try await waitUntilProducerIsHeld(attempts: 600) { produced.withLock { $0 } }
+        let (last, held) = try await waitUntilProducerIsHeld(attempts: 600) { produced.count }
         #expect(held, "the producer never stopped: \(last) bytes")
         let clientSocket = try #require(
             AcceptingNonReader.descriptor(localPort: clientPort, peerPort: UInt16(peer.port)),
             "the engine's socket (local port \(clientPort)) is not among this process's descriptors")
         let peerQueued = try #require(await peer.receiveQueue(), "the peer did not report its queue")
         let inKernel = Int64(AcceptingNonReader.queued(clientSocket, AcceptingNonReader.sendQueue)) + peerQueued
-        let inEngine = last - inKernel
-        let bound = Int64(RequestBodyPipe.highWater + HTTP1ConnectionHandler.uploadWriteWaterMark.high)
-            + 2 * Int64(Self.chunk.readableBytes)
-        #expect(inKernel > 0)
-        #expect(inEngine <= bound, "the engine holds \(inEngine) bytes (\(last) produced, \(inKernel) in the kernel)")
+        Self.expectBoundedInEngine(produced: last, inKernel: inKernel)
         task.cancel()
         await recorder.waitForEnd()
         #expect(recorder.failure == .cancelled)
@@ -275,5 +255,29 @@ private final class AcceptingNonReader: Sendable {
         var count: Int32 = 0
         guard ioctl(fd, request, &count) == 0 else { return 0 }
         return count
+    }
+}
+
+extension EngineUploadBatchingTests {
+    /// An endless streamed body of `chunk`s, and the bytes it has handed the engine so far.
+    static func endlessBody() -> (RequestBody, ProducedBytes) {
+        let produced = ProducedBytes()
+        let body = RequestBody.stream(length: nil) { writer in
+            while true {
+                try await writer.write(chunk)
+                produced.add(Int64(chunk.readableBytes))
+            }
+        }
+        return (body, produced)
+    }
+
+    /// What the engine holds itself (produced minus what the kernel queues on both ends) stays
+    /// within its pipe and its write buffer, plus two chunks in flight between them.
+    static func expectBoundedInEngine(produced: Int64, inKernel: Int64) {
+        let inEngine = produced - inKernel
+        let bound = Int64(RequestBodyPipe.highWater + HTTP1ConnectionHandler.uploadWriteWaterMark.high)
+            + 2 * Int64(chunk.readableBytes)
+        #expect(inKernel > 0)
+        #expect(inEngine <= bound, "the engine holds \(inEngine) bytes (\(produced) produced, \(inKernel) in the kernel)")
     }
 }

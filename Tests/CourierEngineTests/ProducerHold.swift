@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Waits until a body producer is held: `produced()` (the bytes it handed the engine so far)
 /// is above zero and stays the same for a whole second (5 samples 200 ms apart), sampling at
 /// most `attempts` times. Returns the last count and whether it held.
@@ -11,4 +13,13 @@ func waitUntilProducerIsHeld(attempts: Int, produced: () -> Int64) async throws 
         last = now
     }
     return (last, stableSamples >= 5)
+}
+
+/// The bytes a body producer has handed the engine so far (written by the producer's task,
+/// sampled by the test).
+final class ProducedBytes: Sendable {
+    private let total = Mutex<Int64>(0)
+
+    func add(_ bytes: Int64) { total.withLock { $0 += bytes } }
+    var count: Int64 { total.withLock { $0 } }
 }
