@@ -267,7 +267,14 @@ struct InterceptorSessionTests {
             let refreshes = Mutex(0)
             manager.interceptor = AuthenticationInterceptor(token: "old") { _ in
                 refreshes.withLock { $0 += 1 }
-                try await Task.sleep(for: .milliseconds(500))  // every 401 arrives while it runs
+                // Every 401 must arrive while the refresh runs: it lasts until the server has
+                // answered all 20 requests (a hang bound of 60 s), then 2 s for their 401s to
+                // reach the client. A fixed 500 ms from the first 401 was not enough in a
+                // loaded full run: later 401s came after the failure and started a second refresh.
+                for _ in 0..<600 where server.requestsReceived(forPath: "/bearer/fresh") < 20 {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                try await Task.sleep(for: .seconds(2))
                 throw RefreshFailed()
             }
             let url = server.sessionURL("/bearer/fresh")
