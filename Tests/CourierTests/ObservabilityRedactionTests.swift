@@ -51,6 +51,21 @@ struct ObservabilityRedactionTests {
         #expect(!rules.isSensitiveQueryParameter(name))
     }
 
+    /// A URL carried in an ordinary query value (`?next=…`, a redirect target, a callback)
+    /// keeps its own credentials and secret parameters out of the log too: the value becomes
+    /// that URL redacted (encoded as it came), or the placeholder when it can't be taken apart.
+    @Test func aURLNestedInAQueryValueIsRedactedToo() throws {
+        #expect(try redacted("https://h/login?next=http://u:p@other/x&page=2") == "https://h/login?next=http://REDACTED:REDACTED@other/x&page=2")
+        #expect(
+            try redacted("https://h/login?next=http%3A%2F%2Fu%3Ap%40other%2Fx%3Ftoken%3Dabc&page=2")
+                == "https://h/login?next=http%3A%2F%2FREDACTED%3AREDACTED%40other%2Fx%3Ftoken%3DREDACTED&page=2")
+        #expect(rules.redactedQuery("cb=https://other/y?api_key=k1") == "cb=https://other/y?api_key=REDACTED")
+        // Not one URL with a host as written: hidden whole.
+        #expect(rules.redactedQuery("next=[http://u:p@h/]&page=2") == "next=REDACTED&page=2")
+        // A value without a URL in it stays as it was.
+        #expect(rules.redactedQuery("next=%2Fhome&q=a%3A%2F%2F") == "next=%2Fhome&q=a%3A%2F%2F")
+    }
+
     @Test func queryShapeIsKept() {
         #expect(rules.redactedQuery("a=1&token=x&&flag&token=y&b=%20") == "a=1&token=REDACTED&&flag&token=REDACTED&b=%20")
         #expect(rules.redactedQuery("%74oken=x") == "%74oken=REDACTED")  // a percent-encoded name is still a token

@@ -88,6 +88,13 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     /// alone `REDACTED`), sensitive query values become `REDACTED`; the fragment is dropped
     /// (it never leaves the client). Everything else is kept as written.
     public func redactedURL(_ url: URL) -> String {
+        redactedURL(url, depth: 0)
+    }
+
+    /// How deep URLs nested in query values are taken apart; deeper ones are hidden whole.
+    private static let maximumNesting = 4
+
+    private func redactedURL(_ url: URL, depth: Int) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return Self.placeholder  // not a URL we can take apart: show nothing of it
         }
@@ -99,20 +106,47 @@ public struct ObservabilityRedaction: Sendable, Equatable {
             components.percentEncodedPassword = Self.placeholder
         }
         if let query = components.percentEncodedQuery {
-            components.percentEncodedQuery = redactedQuery(query)
+            components.percentEncodedQuery = redactedQuery(query, depth: depth)
         }
         return components.string ?? Self.placeholder
     }
 
     /// A percent-encoded query with sensitive values replaced; order, names and separators kept.
+    /// A value that holds a URL (`?next=http://u:p@h/`) becomes that URL redacted, encoded as
+    /// the value was; one that holds `://` and `@` without being such a URL is hidden whole.
     public func redactedQuery(_ query: String) -> String {
+        redactedQuery(query, depth: 0)
+    }
+
+    private func redactedQuery(_ query: String, depth: Int) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let rawName = pair[..<equals]
             let name = String(rawName).removingPercentEncoding ?? String(rawName)
-            return isSensitiveQueryParameter(name) ? "\(rawName)=\(Self.placeholder)" : String(pair)
+            if isSensitiveQueryParameter(name) { return "\(rawName)=\(Self.placeholder)" }
+            let rawValue = String(pair[pair.index(after: equals)...])
+            guard let value = redactedNestedURL(in: rawValue, depth: depth) else { return String(pair) }
+            return "\(rawName)=\(value)"
         }.joined(separator: "&")
     }
+
+    /// `rawValue` (a query value as it came) with the URL it holds redacted, or nil when it
+    /// holds none (kept as it was).
+    private func redactedNestedURL(in rawValue: String, depth: Int) -> String? {
+        let value = rawValue.removingPercentEncoding ?? rawValue
+        guard value.contains("://") else { return nil }
+        guard depth < Self.maximumNesting, let url = URL(string: value), let host = url.host, !host.isEmpty else {
+            return value.contains("@") ? Self.placeholder : nil
+        }
+        let redacted = redactedURL(url, depth: depth + 1)
+        if redacted == value { return nil }
+        if rawValue == value { return redacted }  // it came unencoded
+        return redacted.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? Self.placeholder
+    }
+
+    /// RFC 3986's unreserved characters: what an encoded query value keeps as it is.
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// A message (an error's description) as it may be shown: each space-separated word that
     /// holds a URL (`://`) becomes ``redactedURL(_:)`` of it, or ``placeholder`` when it isn't
