@@ -58,7 +58,9 @@ import Testing
         #expect(results.allSatisfy { $0.1 }, "the task resumes on the executor's loop")
         #expect(tally.events.load(ordering: .relaxed) > 16)
         #expect(tally.offLoop.load(ordering: .relaxed) == 0, "every event ran on the executor's loop")
-        #expect(engine.openConnectionCount >= 2, "several connections, each of which had to land on that loop")
+        // Counted as the server accepted them: a connection the server has closed again by now
+        // (a loaded machine stretches the drip) still had to land on that loop.
+        #expect(server.connectionsAccepted >= 2, "several connections, each of which had to land on that loop")
 
         await engine.shutdown()
         try await server.shutdown()
