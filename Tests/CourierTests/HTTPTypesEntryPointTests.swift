@@ -58,6 +58,36 @@ struct HTTPTypesEntryPointTests {
         }
     }
 
+    @Test("the response's fields are made on the first read, once, with every field in arrival order")
+    func responseFieldsAreMadeOnFirstReadOnce() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let result = try await manager.response(
+                for: request(.get, server, "/response-headers?X-Courier=one&X-Courier=two&X-Other=3"))
+            // The status alone makes no fields.
+            #expect(result.status.code == 200)
+            #expect(result.status.reasonPhrase == "OK")
+            #expect(result.head.timesBuilt.load(ordering: .relaxed) == 0)
+            // The first read makes them: the same values a response made at once would hold.
+            let fields = result.headerFields
+            #expect(result.head.timesBuilt.load(ordering: .relaxed) == 1)
+            #expect(fields[values: HTTPField.Name("X-Courier")!] == ["one", "two"])
+            #expect(fields[HTTPField.Name("X-Other")!] == "3")
+            #expect(fields[.contentLength] == "\(result.value.count)")
+            // Later reads (and copies of the result) share them.
+            let copy = result
+            #expect(copy.response.headerFields == fields)
+            #expect(result.response.status == result.status)
+            #expect(result.head.timesBuilt.load(ordering: .relaxed) == 1)
+            // A response set by the caller replaces the head.
+            var edited = result
+            edited.response = HTTPResponse(status: .created)
+            #expect(edited.status == .created)
+            #expect(edited.headerFields.isEmpty)
+            #expect(result.status.code == 200)
+        }
+    }
+
     @Test("redirects are followed and a 401 is answered with the session credential, with no HTTPURLResponse made")
     func redirectsAndAuthentication() async throws {
         try await TestServer.withRunning { server in

@@ -12,17 +12,37 @@ import Synchronization
 public struct HTTPTypesResponse<Value: Sendable>: Sendable {
     /// The body (``URLSessionManager/response(for:body:interceptor:)``) or the decoded value.
     public var value: Value
-    /// The final response: status and fields (after redirects and answered challenges).
-    public var response: HTTPResponse
+    /// The final response: status and fields (after redirects and answered challenges). Its
+    /// fields are made from the engine's head on the first read (of this, or of
+    /// ``headerFields``) and kept; reading only ``status`` makes none.
+    public var response: HTTPResponse {
+        get { head.response }
+        set { head = LazyResponseHead(newValue) }
+    }
     /// The URL the final response came from (differs from the request's after a redirect).
     public var url: URL
     /// Timings of the final exchange.
     public var metrics: EngineMetrics?
 
     /// The response's status.
-    public var status: HTTPResponse.Status { response.status }
+    public var status: HTTPResponse.Status { head.status }
     /// The response's header fields, in arrival order.
     public var headerFields: HTTPFields { response.headerFields }
+
+    /// The head behind ``response`` (internal: tests read how often its fields were made).
+    private(set) var head: LazyResponseHead
+
+    init(value: Value, head: LazyResponseHead, url: URL, metrics: EngineMetrics?) {
+        self.value = value
+        self.head = head
+        self.url = url
+        self.metrics = metrics
+    }
+
+    /// - Throws: ``CourierError/connectionLost(url:reason:)`` for a status outside 0...999.
+    init(value: Value, head: HTTPResponseHead, url: URL, metrics: EngineMetrics?) throws {
+        self.init(value: value, head: try LazyResponseHead(head, url: url), url: url, metrics: metrics)
+    }
 }
 
 /// swift-http-types at the session's boundary: requests in as `HTTPRequest`, responses out as
@@ -84,8 +104,7 @@ extension URLSessionManager {
         var metrics: EngineMetrics?
 
         func typed<Value: Sendable>(_ value: Value) throws -> HTTPTypesResponse<Value> {
-            HTTPTypesResponse(
-                value: value, response: try ResponseHeadBridge.httpResponse(head, url: url), url: url, metrics: metrics)
+            try HTTPTypesResponse(value: value, head: head, url: url, metrics: metrics)
         }
 
         /// The fast path reads the head; anything it does not accept goes to the serializer.

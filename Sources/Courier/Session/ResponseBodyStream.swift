@@ -317,7 +317,7 @@ extension URLSessionManager {
             throw CourierError.connectionLost(url: request.url, reason: "no response head")
         }
         do {
-            return HTTPTypesResponse(value: stream, response: try ResponseHeadBridge.httpResponse(head, url: url), url: url, metrics: nil)
+            return try HTTPTypesResponse(value: stream, head: head, url: url, metrics: nil)
         } catch {
             stream.cancel()
             throw error

@@ -171,17 +171,28 @@ enum SessionBridge {
     /// refuses is left out (the engine's parser already admits only tokens).
     /// - Throws: ``CourierError/connectionLost(url:reason:)`` for a status outside 0...999.
     static func httpResponse(_ head: HTTPResponseHead, url: URL?) throws -> HTTPResponse {
+        HTTPResponse(status: try httpStatus(head, url: url), headerFields: httpFields(head))
+    }
+
+    /// `head`'s status as swift-http-types' (see ``httpResponse(_:url:)``).
+    /// - Throws: ``CourierError/connectionLost(url:reason:)`` for a status outside 0...999.
+    static func httpStatus(_ head: HTTPResponseHead, url: URL?) throws -> HTTPResponse.Status {
         let code = Int(head.status.code)
         guard (0...999).contains(code) else {
             throw CourierError.connectionLost(url: url, reason: "the response status \(code) is not a three-digit code")
         }
+        return HTTPResponse.Status(code: code, reasonPhrase: head.status.reasonPhrase)
+    }
+
+    /// `head`'s fields as swift-http-types' (see ``httpResponse(_:url:)``).
+    static func httpFields(_ head: HTTPResponseHead) -> HTTPFields {
         var fields = HTTPFields()
         fields.reserveCapacity(head.headers.count)
         for (name, value) in head.headers {
             guard let fieldName = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: fieldName, value: value))
         }
-        return HTTPResponse(status: HTTPResponse.Status(code: code, reasonPhrase: head.status.reasonPhrase), headerFields: fields)
+        return fields
     }
 
     /// The media type of `head`'s `Content-Type`, lowercased, without parameters (what

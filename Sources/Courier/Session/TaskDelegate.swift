@@ -272,14 +272,19 @@ final class TaskDelegate: Sendable {
     /// manager hook that handling an event calls, and no observability backend (those run on the
     /// task's queue, never on an event loop). Read once per exchange.
     private func eventsRunInline() -> Bool {
-        guard mayHandleEventsInline, environment.monitors.isEmpty else { return false }
-        let hooks = environment.hooks
-        return hooks.taskDidSendBodyData == nil && hooks.taskWillPerformHTTPRedirection == nil
-            && hooks.taskDidReceiveChallenge == nil && hooks.dataTaskDidReceiveResponse == nil
-            && hooks.dataTaskDidReceiveData == nil && hooks.dataTaskDidBecomeDownloadTask == nil
-            && hooks.taskDidFinishCollectingMetrics == nil && hooks.taskNeedNewBodyStream == nil
-            && environment.configuration.cache == nil  // the cache's store writes files
-            && environment.observer == nil  // log handlers, metrics and tracers are user code too
+        guard mayHandleEventsInline,
+            environment.configuration.cache == nil,  // the cache's store writes files
+            environment.observer == nil  // log handlers, metrics and tracers are user code too
+        else { return false }
+        // Checked in place under the settings lock: a copy of every block would retain and
+        // release each of them per request.
+        return environment.settings.withLock { settings in
+            settings.monitors.isEmpty && settings.hooks.taskDidSendBodyData == nil
+                && settings.hooks.taskWillPerformHTTPRedirection == nil && settings.hooks.taskDidReceiveChallenge == nil
+                && settings.hooks.dataTaskDidReceiveResponse == nil && settings.hooks.dataTaskDidReceiveData == nil
+                && settings.hooks.dataTaskDidBecomeDownloadTask == nil
+                && settings.hooks.taskDidFinishCollectingMetrics == nil && settings.hooks.taskNeedNewBodyStream == nil
+        }
     }
 
     /// Pauses reading for `reason`, or drops `reason` (see

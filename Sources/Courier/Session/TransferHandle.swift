@@ -166,8 +166,7 @@ final class TransferCompletion<Value: Sendable>: Sendable {
 
         var response: HTTPTypesResponse<Value> {
             get throws {
-                HTTPTypesResponse(
-                    value: value, response: try ResponseHeadBridge.httpResponse(head, url: url), url: url, metrics: metrics)
+                try HTTPTypesResponse(value: value, head: head, url: url, metrics: metrics)
             }
         }
     }
