@@ -53,7 +53,7 @@ extension ConnectionFactory {
         let verifier = configuration.tls.verifier
         let host = key.host
         let setupErrorBox = SetupErrorBox()
-        let socksTarget = try await socksTarget(for: key)
+        let socksTarget = try await socksTarget(for: key, deadline: deadline, loop: loop)
         let settings = initialSettings
         let windowSize = max(65_535, configuration.http2StreamWindowSize)
         let streamCap = configuration.maximumConcurrentStreamsPerConnection

@@ -3,7 +3,11 @@ import NIOCore
 extension ConnectionFactory {
     /// Where a SOCKS5 proxy is asked to connect for `key`: nil without a SOCKS proxy; the
     /// host name for `socks5h`; for `socks5`, the first address the name resolves to here.
-    func socksTarget(for key: ConnectionKey) async throws(EngineError) -> SOCKS5ClientHandler.Target? {
+    /// - Parameters: deadline, loop: the connect deadline (a local lookup counts against it) and
+    ///   where its timer runs.
+    func socksTarget(
+        for key: ConnectionKey, deadline: NIODeadline, loop: (any EventLoop)?
+    ) async throws(EngineError) -> SOCKS5ClientHandler.Target? {
         guard let proxy = key.proxy, proxy.kind != .http else { return nil }
         if let literal = IPAddressBytes(key.host) { return .address(literal.bytes) }
         if proxy.kind == .socks5h { return .name(key.host) }
@@ -11,7 +15,8 @@ extension ConnectionFactory {
         if let resolveOverride = configuration.resolveOverride {
             addresses = resolveOverride(key.host, key.port)
         } else {
-            addresses = try await HostResolver.resolve(host: key.host, port: key.port)
+            addresses = try await HostResolver.resolve(
+                host: key.host, port: key.port, deadline: deadline, on: loop ?? group.any())
         }
         guard let address = addresses.first?.ipAddress, let bytes = IPAddressBytes(address) else {
             throw .dnsFailure(host: key.host, reason: "no IPv4 or IPv6 address (resolved locally for the socks5 proxy)")

@@ -96,13 +96,14 @@ struct ConnectionFactory: Sendable {
         let addresses: [SocketAddress]
         // Through a proxy the socket goes to the proxy; the origin is named in the requests.
         let (connectHost, connectPort) = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
+        let timerLoop = loop ?? group.any()
         if (try? SocketAddress(ipAddress: connectHost, port: connectPort)) != nil {
-            addresses = try await HostResolver.resolve(host: connectHost, port: connectPort)
+            addresses = try await HostResolver.resolve(host: connectHost, port: connectPort, deadline: deadline, on: timerLoop)
         } else if let resolveOverride = configuration.resolveOverride {
             addresses = resolveOverride(connectHost, connectPort)
         } else {
             info.domainLookupStart = Date()
-            addresses = try await HostResolver.resolve(host: connectHost, port: connectPort)
+            addresses = try await HostResolver.resolve(host: connectHost, port: connectPort, deadline: deadline, on: timerLoop)
             info.domainLookupEnd = Date()
         }
         guard !addresses.isEmpty else {
@@ -140,7 +141,7 @@ struct ConnectionFactory: Sendable {
         let host = key.host
         let setupErrorBox = SetupErrorBox()
         let proxy = key.proxy
-        let socksTarget = try await socksTarget(for: key)
+        let socksTarget = try await socksTarget(for: key, deadline: deadline, loop: loop)
         let bracketedHost = host.contains(":") ? "[\(host)]" : host
         let absoluteFormProxy = proxy.flatMap { proxy in
             useTLS || proxy.kind != .http ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)

@@ -7,27 +7,59 @@ import Darwin
 #endif
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// Resolves a host name to socket addresses with `getaddrinfo` on NIO's thread pool, so the
 /// engine can time DNS separately; NIO's Happy Eyeballs connector (RFC 8305) then races the
 /// addresses through ``PreResolvedAddresses``.
 enum HostResolver {
-    static func resolve(host: String, port: Int) async throws(EngineError) -> [SocketAddress] {
+    /// A blocking lookup (`getaddrinfo`, or a stand-in in tests).
+    typealias Lookup = @Sendable (_ host: String, _ port: Int) -> Result<[SocketAddress], EngineError>
+
+    /// The addresses of `host`, looked up on NIO's thread pool, by `deadline` (the connect
+    /// timeout covers the lookup too: a resolver that doesn't answer ends the request with
+    /// ``EngineError/timedOut(_:)`` `.connect` then, not when `getaddrinfo` gives up, which
+    /// may be much later). A lookup still running then finishes on its thread, unheard.
+    /// - Parameter loop: where the deadline's timer runs.
+    static func resolve(
+        host: String, port: Int, deadline: NIODeadline, on loop: any EventLoop, lookup: @escaping Lookup = resolveBlocking
+    ) async throws(EngineError) -> [SocketAddress] {
         if let literal = try? SocketAddress(ipAddress: host, port: port) {
             return [literal]
         }
-        let result: Result<[SocketAddress], EngineError>
-        do {
-            result = try await NIOThreadPool.singleton.runIfActive {
-                resolveBlocking(host: host, port: port)
-            }
-        } catch {
-            throw .dnsFailure(host: host, reason: "the resolver is not running")
+        guard NIODeadline.now() < deadline else { throw .timedOut(.connect) }
+        let promise = loop.makePromise(of: [SocketAddress].self)
+        let settled = FirstOnly()
+        // The first of the answer and the deadline settles the promise.
+        let settle: @Sendable (Result<[SocketAddress], EngineError>) -> Void = { result in
+            guard settled.claim() else { return }
+            promise.completeWith(result.mapError { $0 as any Error })
         }
-        return try result.get()
+        let timer = loop.scheduleTask(deadline: deadline) { settle(.failure(.timedOut(.connect))) }
+        NIOThreadPool.singleton.submit { state in
+            guard case .active = state else {
+                settle(.failure(.dnsFailure(host: host, reason: "the resolver is not running")))
+                return
+            }
+            settle(lookup(host, port))
+        }
+        defer { timer.cancel() }
+        do {
+            return try await promise.futureResult.get()
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw .dnsFailure(host: host, reason: "\(error)")
+        }
     }
 
-    private static func resolveBlocking(host: String, port: Int) -> Result<[SocketAddress], EngineError> {
+    /// True for the first caller only.
+    private final class FirstOnly: Sendable {
+        private let taken = Atomic(false)
+        func claim() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
+    }
+
+    static func resolveBlocking(host: String, port: Int) -> Result<[SocketAddress], EngineError> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Darwin)

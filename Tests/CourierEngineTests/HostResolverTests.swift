@@ -1,0 +1,73 @@
+@testable import CourierEngine
+import Dispatch
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// The connect timeout covers the name lookup: a resolver that doesn't answer (a dead name
+/// server makes `getaddrinfo` wait for its own retries, tens of seconds) ends the request at
+/// the deadline with the connect timeout's error. The lookup is `getaddrinfo`'s stand-in
+/// here: a test can't make the system's resolver hang on demand.
+@Suite("HostResolver deadline")
+struct HostResolverTests {
+    /// A lookup held until the test lets it go, answering `127.0.0.1` then.
+    private final class HeldLookup: Sendable {
+        let release = DispatchSemaphore(value: 0)
+        let returned = Atomic(false)
+        var lookup: HostResolver.Lookup {
+            { [self] _, port in
+                release.wait()
+                defer { returned.store(true, ordering: .sequentiallyConsistent) }
+                return Result { try SocketAddress(ipAddress: "127.0.0.1", port: port) }
+                    .map { [$0] }.mapError { _ in EngineError.dnsFailure(host: "held", reason: "bad test address") }
+            }
+        }
+    }
+
+    private let loop = MultiThreadedEventLoopGroup.singleton.next()
+
+    @Test func aLookupThatDoesNotAnswerByTheDeadlineEndsInTheConnectTimeout() async throws {
+        let held = HeldLookup()
+        var caught: EngineError?
+        do {
+            _ = try await HostResolver.resolve(
+                host: "slow.invalid", port: 80, deadline: .now() + .milliseconds(200), on: loop, lookup: held.lookup)
+        } catch {
+            caught = error
+        }
+        #expect(caught == .timedOut(.connect))
+        let lookupReturned = held.returned.load(ordering: .sequentiallyConsistent)
+        #expect(!lookupReturned, "the request ended while the lookup still ran")
+        // The late answer is dropped (a second completion of the promise would trap).
+        held.release.signal()
+        while !held.returned.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+
+    @Test func aLookupAnsweringInTimeGivesItsAddresses() async throws {
+        let held = HeldLookup()
+        held.release.signal()
+        let addresses = try await HostResolver.resolve(
+            host: "quick.invalid", port: 8080, deadline: .now() + .seconds(30), on: loop, lookup: held.lookup)
+        #expect(addresses.map(\.port) == [8080])
+        #expect(addresses.first?.ipAddress == "127.0.0.1")
+    }
+
+    @Test func aDeadlineAlreadyPassedDoesNotStartALookup() async throws {
+        final class Calls: Sendable { let count = Atomic(0) }
+        let calls = Calls()
+        var caught: EngineError?
+        do {
+            _ = try await HostResolver.resolve(host: "late.invalid", port: 80, deadline: .now() - .milliseconds(1), on: loop) { _, _ in
+                calls.count.add(1, ordering: .relaxed)
+                return .failure(.dnsFailure(host: "late.invalid", reason: "not expected"))
+            }
+        } catch {
+            caught = error
+        }
+        #expect(caught == .timedOut(.connect))
+        let made = calls.count.load(ordering: .relaxed)
+        #expect(made == 0)
+    }
+}
