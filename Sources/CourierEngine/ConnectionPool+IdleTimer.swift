@@ -33,7 +33,15 @@ extension ConnectionPool {
             let due = idleSince + timeout
             if due <= .now() {
                 let action = self.state.withLock { $0.machine.idleTimeoutFired(connection.id) }
-                if case .close = action { connection.close() }
+                if case .close = action {
+                    connection.close()
+                } else if connection.idleTimerFired() != nil {
+                    // Declined: the pool handed the connection a request after it was seen
+                    // idle. It is idle again already, and its park found this timer armed and
+                    // armed none: this timer covers that idle period, from now. (Busy: the
+                    // timer is disarmed now and the next park arms one.)
+                    self.armIdleTimer(connection, at: .now() + timeout)
+                }
             } else {
                 self.armIdleTimer(connection, at: due)
             }

@@ -13,8 +13,7 @@ final class HTTP1Connection: Sendable {
 
     private struct Usage {
         var requestsStarted = 0
-        var idleSince: NIODeadline?
-        var idleTimerArmed = false
+        var idle = IdleTimerBookkeeping()
     }
 
     init(
@@ -35,7 +34,7 @@ final class HTTP1Connection: Sendable {
     /// Runs `execution` on this connection.
     func execute(_ execution: RequestExecution) {
         let reused = usage.withLock { usage in
-            usage.idleSince = nil
+            usage.idle.markBusy()
             usage.requestsStarted += 1
             return usage.requestsStarted > 1
         }
@@ -65,21 +64,13 @@ final class HTTP1Connection: Sendable {
     /// Marks the connection idle now; returns whether the caller must arm the idle timer
     /// (one timer at a time per connection, re-armed only when it fires).
     func markIdle() -> Bool {
-        usage.withLock { usage in
-            usage.idleSince = .now()
-            if usage.idleTimerArmed { return false }
-            usage.idleTimerArmed = true
-            return true
-        }
+        usage.withLock { $0.idle.markIdle() }
     }
 
     /// The idle timer fired: returns when the connection became idle, or nil if it is busy
     /// (the timer is then disarmed until the next park).
     func idleTimerFired() -> NIODeadline? {
-        usage.withLock { usage in
-            usage.idleTimerArmed = usage.idleSince != nil
-            return usage.idleSince
-        }
+        usage.withLock { $0.idle.timerFired() }
     }
 }
 

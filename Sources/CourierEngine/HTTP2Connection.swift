@@ -45,8 +45,7 @@ final class HTTP2Connection: Sendable {
 
     private struct State {
         var streamsStarted = 0
-        var idleSince: NIODeadline?
-        var idleTimerArmed = false
+        var idle = IdleTimerBookkeeping()
         var callbacks: Callbacks?
         var openStreams: [ObjectIdentifier: (stream: HTTP1Connection, execution: RequestExecution)] = [:]
     }
@@ -129,7 +128,7 @@ final class HTTP2Connection: Sendable {
 
     private func startStream(_ execution: RequestExecution) {
         let (number, callbacks) = state.withLock { state in
-            state.idleSince = nil
+            state.idle.markBusy()
             state.streamsStarted += 1
             return (state.streamsStarted, state.callbacks)
         }
@@ -219,19 +218,11 @@ final class HTTP2Connection: Sendable {
     /// Marks the connection idle (no stream open) now; returns whether the caller must arm
     /// the idle timer (one timer at a time, re-armed only when it fires).
     func markIdle() -> Bool {
-        state.withLock { state in
-            state.idleSince = .now()
-            if state.idleTimerArmed { return false }
-            state.idleTimerArmed = true
-            return true
-        }
+        state.withLock { $0.idle.markIdle() }
     }
 
     /// The idle timer fired: returns when the connection became idle, or nil if it is busy.
     func idleTimerFired() -> NIODeadline? {
-        state.withLock { state in
-            state.idleTimerArmed = state.idleSince != nil
-            return state.idleSince
-        }
+        state.withLock { $0.idle.timerFired() }
     }
 }
