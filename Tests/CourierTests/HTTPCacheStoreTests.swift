@@ -151,6 +151,39 @@ struct HTTPCacheStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path).isEmpty)
     }
 
+    /// Opening a folder that holds more than the capacity reads the newest entries that fit and
+    /// removes the older ones unread: what is decoded is bounded by the capacity, not by how many
+    /// files the folder holds (a shared or hostile folder may hold very many).
+    @Test func reopeningReadsOnlyTheNewestEntriesThatFit() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let count = 30
+        do {
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            for index in 0..<count { Self.store(cache, Self.entry("http://h/\(index)"), body: Self.bytes(4_000, seed: UInt8(index))) }
+        }
+        // Entry i was used i minutes after the first: the last ones are the newest.
+        let entries = directory.appendingPathComponent("entries")
+        let start = Date(timeIntervalSinceNow: -86_400)
+        for index in 0..<count {
+            let meta = entries.appendingPathComponent(DiskCacheStore.entryName(key: "http://h/\(index)", varied: [:]) + ".meta")
+            try FileManager.default.setAttributes([.modificationDate: start.addingTimeInterval(Double(index) * 60)], ofItemAtPath: meta.path)
+        }
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 20_000, directory: directory)
+        let disk = try #require(reopened.disk)
+        let kept = (0..<count).filter { reopened.stored(key: "http://h/\($0)", requestHeaders: [:]) != nil }
+        #expect(!kept.isEmpty)
+        #expect(kept == Array((count - kept.count)..<count), "the newest entries are the ones kept")
+        #expect(Self.body(of: reopened.stored(key: "http://h/\(count - 1)", requestHeaders: [:])) == Self.bytes(4_000, seed: UInt8(count - 1)))
+        #expect(reopened.currentDiskUsage <= 20_000)
+        let read = disk.metadataFilesRead.load(ordering: .relaxed)
+        #expect(read <= kept.count + 1, "read \(read) metadata files to keep \(kept.count)")
+        let metas = try FileManager.default.contentsOfDirectory(atPath: entries.path)
+        let bodies = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("bodies").path)
+        #expect(metas.count == kept.count)
+        #expect(bodies.count == kept.count)
+    }
+
     @Test func concurrentWritersAndReadersStayConsistent() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

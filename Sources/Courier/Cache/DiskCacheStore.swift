@@ -48,6 +48,9 @@ final class DiskCacheStore: Sendable {
     private let bodiesDirectory: URL
     private let temporaryDirectory: URL
     private let state = Mutex(State())
+    /// Metadata files read (decoded) since the store was opened (tests: opening reads only
+    /// what fits in the capacity).
+    let metadataFilesRead = Atomic<Int>(0)
 
     /// Opens (creating it when missing) the store in `directory`; nil when the folders can't be
     /// made.
@@ -80,29 +83,52 @@ final class DiskCacheStore: Sendable {
         where Self.isValidID(leftover) || Self.isTemporaryMetadataName(leftover) {
             try? manager.removeItem(at: temporaryDirectory.appendingPathComponent(leftover))
         }
-        var found: [(name: String, entry: CacheEntry, size: Int64, modified: Date)] = []
-        var referenced = Set<String>()
+        // Names and times first (nothing is read): then, newest first, entries are read and
+        // checked while they fit in the capacity; the older ones would be evicted at once, so
+        // they are removed unread. What is decoded is bounded by the capacity, not by how many
+        // files the folder holds.
+        var candidates: [(file: String, modified: Date)] = []
         for file in (try? manager.contentsOfDirectory(atPath: entriesDirectory.path)) ?? [] where Self.isMetadataName(file) {
-            let url = entriesDirectory.appendingPathComponent(file)
+            let path = entriesDirectory.appendingPathComponent(file).path
+            let modified = (try? manager.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
+            candidates.append((file, modified))
+        }
+        candidates.sort { $0.modified > $1.modified }
+        var found: [(name: String, entry: CacheEntry, size: Int64)] = []
+        var referenced = Set<String>()
+        var total: Int64 = 0
+        var full = false
+        for candidate in candidates {
+            let url = entriesDirectory.appendingPathComponent(candidate.file)
+            if full {
+                try? manager.removeItem(at: url)
+                continue
+            }
+            metadataFilesRead.add(1, ordering: .relaxed)
             guard let entry = Self.decode(url), Self.isValidID(entry.bodyID),
-                Self.entryName(key: entry.key, varied: entry.varied) + ".meta" == file,
+                Self.entryName(key: entry.key, varied: entry.varied) + ".meta" == candidate.file,
                 let bodySize = Self.fileSize(bodiesDirectory.appendingPathComponent(entry.bodyID)), bodySize == entry.bodyLength,
                 let metaSize = Self.fileSize(url)
             else {
                 try? manager.removeItem(at: url)
                 continue
             }
-            let modified = (try? manager.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
-            found.append((String(file.dropLast(5)), entry, metaSize + bodySize, modified))
+            guard total + metaSize + bodySize <= capacity else {
+                // Least recently used from here on: evicted (its body goes with the orphans).
+                full = true
+                try? manager.removeItem(at: url)
+                continue
+            }
+            total += metaSize + bodySize
+            found.append((String(candidate.file.dropLast(5)), entry, metaSize + bodySize))
             referenced.insert(entry.bodyID)
         }
         for body in (try? manager.contentsOfDirectory(atPath: bodiesDirectory.path)) ?? []
         where Self.isValidID(body) && !referenced.contains(body) {
             try? manager.removeItem(at: bodiesDirectory.appendingPathComponent(body))
         }
-        found.sort { $0.modified < $1.modified }
         state.withLock { state in
-            for item in found {
+            for item in found.reversed() {  // oldest first: the newest is the most recently used
                 state.clock += 1
                 state.items[item.name] = Item(entry: item.entry, size: item.size, lastUse: state.clock)
                 state.names[item.entry.key, default: []].insert(item.name)
