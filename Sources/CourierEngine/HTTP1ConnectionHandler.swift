@@ -26,7 +26,6 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         /// The streamed body's chunks on their way from the producer (nil for bytes).
         var bodyPipe: RequestBodyPipe?
         var progressThrottle: UploadProgressThrottle
-        var idleTimer: Scheduled<Void>?
         var deadlineTimer: Scheduled<Void>?
         var lastActivity = NIODeadline.now()
         var decompressing = false
@@ -67,6 +66,10 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     var reasonPhrases: ReasonPhraseRecorder?
 
     private var stateMachine = HTTP1ConnectionStateMachine()
+    /// The idle-timeout check: one per connection, kept from one exchange to the next (a
+    /// kept-alive connection's requests don't each schedule and cancel a timer). When it fires
+    /// it judges the exchange running then, and arms itself again for it if needed.
+    private var idleCheck: (timer: Scheduled<Void>, at: NIODeadline)?
     private var handshakeCompleted = false
     private var setupError: EngineError? {
         didSet { setupErrorBox.set(setupError) }
@@ -108,6 +111,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosed = true
+        idleCheck?.timer.cancel()
+        idleCheck = nil
         readyPromise?.fail(setupError ?? EngineError.connectionLost("the connection closed during setup"))
         readyPromise = nil
         perform(stateMachine.channelInactive())
@@ -595,7 +600,6 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     private func takeExchange() -> Exchange? {
         guard let exchange else { return nil }
         self.exchange = nil
-        exchange.idleTimer?.cancel()
         exchange.deadlineTimer?.cancel()
         exchange.bodyPipe?.fail(.cancelled)
         exchange.bodyProducer?.cancel()
@@ -611,7 +615,11 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     private func armTimers(for exchange: Exchange, context: ChannelHandlerContext) {
         let idle = exchange.execution.idleTimeout
         if idle.nanoseconds > 0 {
-            scheduleIdleCheck(exchange, at: exchange.lastActivity + idle, on: context.eventLoop)
+            let due = exchange.lastActivity + idle
+            // A check already due by then serves this exchange too (it re-arms for it).
+            if idleCheck.map({ $0.at > due }) ?? true {
+                scheduleIdleCheck(at: due, on: context.eventLoop)
+            }
         }
         if let deadline = exchange.execution.request.deadline {
             exchange.deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
@@ -620,21 +628,27 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func scheduleIdleCheck(_ exchange: Exchange, at deadline: NIODeadline, on loop: any EventLoop) {
-        exchange.idleTimer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
-            guard let self, self.exchange === exchange else { return }
+    private func scheduleIdleCheck(at deadline: NIODeadline, on loop: any EventLoop) {
+        idleCheck?.timer.cancel()
+        let timer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            self.idleCheck = nil
+            // The exchange running now, if any: an ended one's check lapses here.
+            guard let exchange = self.exchange else { return }
             let idle = exchange.execution.idleTimeout
+            guard idle.nanoseconds > 0 else { return }
             let paused = exchange.execution.isReadingPaused || exchange.execution.isUploadPaused
             let due = exchange.lastActivity + idle
             if paused {
                 exchange.lastActivity = .now()
-                self.scheduleIdleCheck(exchange, at: .now() + idle, on: loop)
+                self.scheduleIdleCheck(at: .now() + idle, on: loop)
             } else if due <= .now() {
                 self.abort(exchange.execution, with: .timedOut(.idle))
             } else {
-                self.scheduleIdleCheck(exchange, at: due, on: loop)
+                self.scheduleIdleCheck(at: due, on: loop)
             }
         }
+        idleCheck = (timer, deadline)
     }
 
     // MARK: - Helpers

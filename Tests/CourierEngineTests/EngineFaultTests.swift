@@ -55,6 +55,35 @@ struct EngineFaultTests {
         #expect(try await failure("/fault/no-response") == .timedOut(.idle))
     }
 
+    /// The idle check is kept from one exchange to the next on a kept-alive connection: a
+    /// request with a short timeout after one with a long timeout still times out on its own
+    /// (the check armed for the first must not stand in for it), and a connection idle between
+    /// requests is not timed out.
+    @Test func eachRequestOnAKeptAliveConnectionGetsItsOwnIdleTimeout() async throws {
+        let server = try await TestServer.start()
+        var configuration = EngineConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let engine = try HTTPEngine(configuration: configuration)
+        let first = try await engine.collect(EngineRequest(url: server.url("/get"), idleTimeout: .seconds(60)))
+        #expect(first.head.status == .ok)
+        try await Task.sleep(for: .milliseconds(400))  // idle between requests: no timeout then
+        let second = try await engine.collect(EngineRequest(url: server.url("/get"), idleTimeout: .milliseconds(300)))
+        #expect(second.head.status == .ok)
+        var caught: EngineError?
+        do {
+            // The deadline tells "its own 300 ms check fired" from "the first request's 60 s
+            // check fired late and judged it" (that would end at the deadline instead).
+            _ = try await engine.collect(
+                EngineRequest(url: server.url("/fault/no-response"), idleTimeout: .milliseconds(300), deadline: .now() + .seconds(15)))
+        } catch {
+            caught = error
+        }
+        #expect(caught == .timedOut(.idle))
+        #expect(server.connectionsAccepted == 1, "the three requests shared one connection")
+        await engine.shutdown()
+        try await server.shutdown()
+    }
+
     @Test func badChunkingIsAProtocolViolation() async throws {
         let error = try await failure("/fault/bad-chunked", idleTimeout: .seconds(30))
         guard case .protocolViolation = error else {
