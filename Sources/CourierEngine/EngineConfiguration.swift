@@ -2,7 +2,9 @@ public import NIOCore
 
 /// How an ``HTTPEngine`` connects, pools and times out. Every value has a sensible default.
 public struct EngineConfiguration: Sendable {
-    /// Time allowed for the TCP connect plus the TLS handshake. Default 30 s.
+    /// Time allowed for the name lookup, the TCP connect and the TLS handshake together (a
+    /// resolver that doesn't answer ends the request then, with `timedOut(.connect)`).
+    /// Default 30 s.
     public var connectTimeout: TimeAmount = .seconds(30)
     /// A request fails when no byte moves in either direction for this long (like
     /// `URLRequest.timeoutInterval`). Default 60 s. A request may override it.

@@ -6,7 +6,7 @@
 public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Which of the engine's clocks ran out.
     public enum TimeoutKind: String, Sendable, Equatable {
-        /// TCP connect plus TLS handshake took longer than the connect timeout.
+        /// The name lookup, TCP connect and TLS handshake took longer than the connect timeout.
         case connect
         /// No byte moved in either direction for the idle timeout (`URLRequest.timeoutInterval`).
         case idle

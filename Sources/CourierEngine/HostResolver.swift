@@ -59,6 +59,7 @@ enum HostResolver {
         func claim() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
     }
 
+    /// `getaddrinfo` for TCP: each address once, in the order it gives (RFC 6724). Blocks.
     static func resolveBlocking(host: String, port: Int) -> Result<[SocketAddress], EngineError> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
