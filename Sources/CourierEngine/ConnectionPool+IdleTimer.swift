@@ -32,14 +32,18 @@ extension ConnectionPool {
             guard let self, let idleSince = connection.idleTimerFired() else { return }
             let due = idleSince + timeout
             if due <= .now() {
-                let action = self.state.withLock { $0.machine.idleTimeoutFired(connection.id) }
+                let (action, known) = self.state.withLock {
+                    ($0.machine.idleTimeoutFired(connection.id), $0.machine.hasConnection(connection.id))
+                }
                 if case .close = action {
                     connection.close()
-                } else if connection.idleTimerFired() != nil {
+                } else if known, connection.idleTimerFired() != nil {
                     // Declined: the pool handed the connection a request after it was seen
                     // idle. It is idle again already, and its park found this timer armed and
                     // armed none: this timer covers that idle period, from now. (Busy: the
-                    // timer is disarmed now and the next park arms one.)
+                    // timer is disarmed now and the next park arms one. Gone from the pool,
+                    // closed while idle: the timer lapses, or it would hold the dead
+                    // connection and fire every timeout for ever.)
                     self.armIdleTimer(connection, at: .now() + timeout)
                 }
             } else {

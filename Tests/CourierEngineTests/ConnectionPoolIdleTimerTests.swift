@@ -6,20 +6,24 @@ import Testing
 
 /// The pool's idle timer when its close is declined: the pool handed the connection a request
 /// between the timer seeing it idle and the pool's state machine deciding (a window of
-/// microseconds in a real run, so the connection here is one the machine never leased out and
-/// always declines to close). The timer must not stay armed with nobody to fire it: a
-/// connection whose park found it armed would never be closed for idleness again.
+/// microseconds in a real run, so the connection here is one the machine has leased out and
+/// keeps leased: it always declines to close). The timer must not stay armed with nobody to
+/// fire it: a connection whose park found it armed would never be closed for idleness again.
+/// Nor may it watch a connection the pool has forgotten (closed) for ever.
 @Suite("ConnectionPool idle timer")
 struct ConnectionPoolIdleTimerTests {
     /// A connection that is idle from its first park on, with the same bookkeeping as the real
     /// ones, counting how often the pool's timer looked at it.
     private final class IdleConnection: IdleTimedConnection {
-        let id = ConnectionPoolStateMachine.ConnectionID(raw: 9_999)
+        let id: ConnectionPoolStateMachine.ConnectionID
         let eventLoop: any EventLoop
         private let idle = Mutex(IdleTimerBookkeeping())
         let timerChecks = Atomic(0)
 
-        init(eventLoop: any EventLoop) { self.eventLoop = eventLoop }
+        init(id: ConnectionPoolStateMachine.ConnectionID, eventLoop: any EventLoop) {
+            self.id = id
+            self.eventLoop = eventLoop
+        }
 
         func markIdle() -> Bool { idle.withLock { $0.markIdle() } }
         func idleTimerFired() -> NIODeadline? {
@@ -29,12 +33,26 @@ struct ConnectionPoolIdleTimerTests {
         func close() {}
     }
 
-    @Test func aDeclinedCloseLeavesTheConnectionTimedStill() async throws {
+    /// A pool with a 20 ms idle timeout and `connection`'s id leased out in its state machine
+    /// (so it declines the idle close).
+    private func poolLeasingAConnection() throws -> (ConnectionPool, IdleConnection) {
         var configuration = EngineConfiguration()
         configuration.connectionIdleTimeout = .milliseconds(20)
         let group = MultiThreadedEventLoopGroup.singleton
         let pool = ConnectionPool(configuration: configuration, factory: try ConnectionFactory(configuration: configuration, group: group))
-        let connection = IdleConnection(eventLoop: group.next())
+        let key = ConnectionKey(scheme: .http, host: "127.0.0.1", port: 9)
+        let id = pool.state.withLock { state in
+            _ = state.machine.requestConnection(for: key, waiter: .init(raw: 1))
+            let id = state.machine.makeConnectionID()
+            _ = state.machine.connectionEstablished(id, key: key)
+            return id
+        }
+        return (pool, IdleConnection(id: id, eventLoop: group.next()))
+    }
+
+    @Test func aDeclinedCloseLeavesTheConnectionTimedStill() async throws {
+        let (pool, connection) = try poolLeasingAConnection()
+        #expect(pool.state.withLock { $0.machine.idleTimeoutFired(connection.id) } == .none, "leased: declined")
 
         pool.park(connection)
         // The first fire is declined; the connection, idle all along (parked again meanwhile,
@@ -48,5 +66,23 @@ struct ConnectionPoolIdleTimerTests {
         }
         let checks = connection.timerChecks.load(ordering: .relaxed)
         #expect(checks >= 3, "the idle timer kept watching the idle connection after a declined close")
+    }
+
+    /// A connection closed while idle (the server ended it) is gone from the pool: its timer,
+    /// armed at its park, fires once and lapses. It must not re-arm for ever, keeping the dead
+    /// connection (and its channel) alive and waking the loop every timeout.
+    @Test func aClosedConnectionsTimerLapses() async throws {
+        let (pool, connection) = try poolLeasingAConnection()
+        pool.park(connection)
+        pool.connectionClosed(id: connection.id)
+        for _ in 0..<400 where connection.timerChecks.load(ordering: .relaxed) < 1 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(connection.timerChecks.load(ordering: .relaxed) >= 1, "the timer armed at the park fired")
+        // Fifteen timeouts: a timer that re-armed would look at the connection again and
+        // again; one that lapsed is done after its first fire (at most two looks).
+        try await Task.sleep(for: .milliseconds(300))
+        let checks = connection.timerChecks.load(ordering: .relaxed)
+        #expect(checks <= 2, "the idle timer kept firing for a connection the pool has forgotten (\(checks) looks)")
     }
 }
