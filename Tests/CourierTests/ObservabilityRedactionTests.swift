@@ -66,6 +66,32 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedQuery("next=%2Fhome&q=a%3A%2F%2F") == "next=%2Fhome&q=a%3A%2F%2F")
     }
 
+    /// A nested URL without credentials is kept exactly as it came, whatever its own escapes
+    /// (`%20`, UTF-8); one encoded twice (a redirect target passed on again) or written without
+    /// a scheme (`//u:p@h`) still loses its credentials; and one nested deeper than the bound is
+    /// hidden whole, even when its credentials are escaped once more.
+    @Test func nestedURLsHostileShapes() {
+        // Nothing to hide: unchanged (not re-encoded, not double-escaped).
+        #expect(rules.redactedQuery("next=http://h/?x=%20&y=1") == "next=http://h/?x=%20&y=1")
+        #expect(rules.redactedQuery("next=http://h/%E2%82%AC") == "next=http://h/%E2%82%AC")
+        #expect(rules.redactedQuery("next=http%3A%2F%2Fh%2F%E2%82%AC") == "next=http%3A%2F%2Fh%2F%E2%82%AC")
+        // Credentials next to an escape: only they change.
+        #expect(rules.redactedQuery("next=http://u:p@h/?x=%20") == "next=http://REDACTED:REDACTED@h/?x=%20")
+        // Encoded twice: redacted, encoded twice again.
+        #expect(
+            rules.redactedQuery("next=http%253A%252F%252Fu%253Ap%2540h%252F")
+                == "next=http%253A%252F%252FREDACTED%253AREDACTED%2540h%252F")
+        // An encoded scheme, a user alone, a scheme-relative URL.
+        #expect(rules.redactedQuery("next=%68ttp://u:p@h") == "next=http%3A%2F%2FREDACTED%3AREDACTED%40h")
+        #expect(rules.redactedQuery("next=https://u@h") == "next=https://REDACTED@h")
+        #expect(rules.redactedQuery("next=//u:p@h/x") == "next=//REDACTED:REDACTED@h/x")
+        #expect(rules.redactedQuery("next=%2F%2Fu%3Ap%40h%2Fx") == "next=%2F%2FREDACTED%3AREDACTED%40h%2Fx")
+        // Beyond the nesting bound, credentials escaped once more than the levels: hidden whole.
+        let deep = "next=http://h/?n=http://h/?n=http://h/?n=http://h/?n=http://h/?n=http%253A%252F%252Fu%253Ap%2540h"
+        #expect(!rules.redactedQuery(deep).contains("u%"), "\(rules.redactedQuery(deep))")
+        #expect(!rules.redactedQuery(deep).contains("u:p"), "\(rules.redactedQuery(deep))")
+    }
+
     @Test func queryShapeIsKept() {
         #expect(rules.redactedQuery("a=1&token=x&&flag&token=y&b=%20") == "a=1&token=REDACTED&&flag&token=REDACTED&b=%20")
         #expect(rules.redactedQuery("%74oken=x") == "%74oken=REDACTED")  // a percent-encoded name is still a token

@@ -95,25 +95,40 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     private static let maximumNesting = 4
 
     private func redactedURL(_ url: URL, depth: Int) -> String {
+        redactedURLReportingChange(url, depth: depth).string
+    }
+
+    /// ``redactedURL(_:)``, and whether anything was hidden or dropped (a nested URL with
+    /// nothing to hide is kept exactly as it came, not as Foundation would write it again).
+    private func redactedURLReportingChange(_ url: URL, depth: Int) -> (string: String, changed: Bool) {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return Self.placeholder  // not a URL we can take apart: show nothing of it
+            return (Self.placeholder, true)  // not a URL we can take apart: show nothing of it
         }
+        var changed = components.fragment != nil
         components.fragment = nil
         if components.percentEncodedUser != nil {
             components.percentEncodedUser = Self.placeholder
             if components.percentEncodedPassword != nil { components.percentEncodedPassword = Self.placeholder }
+            changed = true
         } else if components.percentEncodedPassword != nil {
             components.percentEncodedPassword = Self.placeholder
+            changed = true
         }
         if let query = components.percentEncodedQuery {
-            components.percentEncodedQuery = redactedQuery(query, depth: depth)
+            let redacted = redactedQuery(query, depth: depth)
+            if redacted != query {
+                components.percentEncodedQuery = redacted
+                changed = true
+            }
         }
-        return components.string ?? Self.placeholder
+        guard let string = components.string else { return (Self.placeholder, true) }
+        return (string, changed)
     }
 
     /// A percent-encoded query with sensitive values replaced; order, names and separators kept.
-    /// A value that holds a URL (`?next=http://u:p@h/`) becomes that URL redacted, encoded as
-    /// the value was; one that holds `://` and `@` without being such a URL is hidden whole.
+    /// A value that holds a URL (`?next=http://u:p@h/`, also percent-encoded, or `//u:p@h/`)
+    /// becomes that URL redacted, encoded as the value was; one that holds `://` and `@` without
+    /// being such a URL is hidden whole, and so is a URL nested more than four deep.
     public func redactedQuery(_ query: String) -> String {
         redactedQuery(query, depth: 0)
     }
@@ -131,18 +146,48 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     }
 
     /// `rawValue` (a query value as it came) with the URL it holds redacted, or nil when it
-    /// holds none (kept as it was).
+    /// holds none or one with nothing to hide (kept as it was). The URL is looked for in the
+    /// value as written, then with its percent-encoding peeled off layer by layer (a redirect
+    /// target passed on twice is encoded twice); a redacted one is encoded again as many times.
     private func redactedNestedURL(in rawValue: String, depth: Int) -> String? {
-        let value = rawValue.removingPercentEncoding ?? rawValue
-        guard value.contains("://") else { return nil }
-        guard depth < Self.maximumNesting, let url = URL(string: value), let host = url.host, !host.isEmpty else {
-            return value.contains("@") ? Self.placeholder : nil
+        var value = rawValue
+        var layers = 0
+        var found: URL?
+        while true {
+            if Self.mayBeURL(value), let url = URL(string: value), let host = url.host, !host.isEmpty {
+                found = url
+                break
+            }
+            guard layers < Self.maximumEncodingLayers, let decoded = value.removingPercentEncoding, decoded != value else { break }
+            value = decoded
+            layers += 1
         }
-        let redacted = redactedURL(url, depth: depth + 1)
-        if redacted == value { return nil }
-        if rawValue == value { return redacted }  // it came unencoded
-        return redacted.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? Self.placeholder
+        guard let url = found else {
+            // Not one URL with a host: hidden whole when it holds what may be credentials, or
+            // is encoded more times than peeled (what it holds is unknown).
+            if Self.mayBeURL(value), value.contains("@") { return Self.placeholder }
+            if layers == Self.maximumEncodingLayers, value.contains("%") { return Self.placeholder }
+            return nil
+        }
+        guard depth < Self.maximumNesting else { return Self.placeholder }
+        let (redacted, changed) = redactedURLReportingChange(url, depth: depth + 1)
+        guard changed else { return nil }
+        var encoded = redacted
+        for _ in 0..<layers {
+            guard let again = encoded.addingPercentEncoding(withAllowedCharacters: Self.unreserved) else { return Self.placeholder }
+            encoded = again
+        }
+        return encoded
     }
+
+    /// Whether `value` may be a URL with an authority: it has a scheme's `://`, or starts with
+    /// `//` (scheme-relative, `//u:p@h/`).
+    private static func mayBeURL(_ value: String) -> Bool {
+        value.contains("://") || value.hasPrefix("//")
+    }
+
+    /// How many layers of percent-encoding are peeled off a query value to find a URL in it.
+    private static let maximumEncodingLayers = 4
 
     /// RFC 3986's unreserved characters: what an encoded query value keeps as it is.
     private static let unreserved = CharacterSet(
