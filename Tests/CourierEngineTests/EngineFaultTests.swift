@@ -84,6 +84,41 @@ struct EngineFaultTests {
         try await server.shutdown()
     }
 
+    /// The kept idle check and a paused exchange: a response whose reading is paused for
+    /// several of its idle timeouts is not timed out (the check re-arms while paused), and the
+    /// next request on the same connection, which never answers, still gets its own timeout
+    /// (the check the paused one left armed judges the new exchange, not the old).
+    @Test func aPausedExchangeIsNotTimedOutAndTheNextOneOnItsConnectionIs() async throws {
+        let server = try await TestServer.start()
+        var configuration = EngineConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let engine = try HTTPEngine(configuration: configuration)
+        let recorder = EventRecorder()
+        let size = 16_000_000
+        let task = engine.execute(EngineRequest(url: server.url("/download/\(size)"), idleTimeout: .milliseconds(200))) {
+            recorder.record($0)
+        }
+        task.setReadingPaused(true)
+        let sawHead = await eventually { recorder.all.contains { if case .responseHead = $0 { true } else { false } } }
+        #expect(sawHead)
+        try await Task.sleep(for: .milliseconds(1_000))  // five idle timeouts, paused all along
+        #expect(recorder.terminalCount == 0, "a paused response was ended: \(String(describing: recorder.failure))")
+        task.setReadingPaused(false)
+        await recorder.waitForEnd()
+        #expect(recorder.failure == nil)
+        var caught: EngineError?
+        do {
+            _ = try await engine.collect(
+                EngineRequest(url: server.url("/fault/no-response"), idleTimeout: .milliseconds(300), deadline: .now() + .seconds(15)))
+        } catch {
+            caught = error
+        }
+        #expect(caught == .timedOut(.idle))
+        #expect(server.connectionsAccepted == 1, "both requests used one connection")
+        await engine.shutdown()
+        try await server.shutdown()
+    }
+
     @Test func badChunkingIsAProtocolViolation() async throws {
         let error = try await failure("/fault/bad-chunked", idleTimeout: .seconds(30))
         guard case .protocolViolation = error else {
