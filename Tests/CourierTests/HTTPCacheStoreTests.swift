@@ -184,6 +184,44 @@ struct HTTPCacheStoreTests {
         #expect(bodies.count == kept.count)
     }
 
+    /// Reopening with every entry's time the same (a copied folder, a coarse clock), or the
+    /// store itself with a capacity of zero (`HTTPCache` opens none then): what is kept fits,
+    /// and every kept entry has its body and every body its entry (no file left without the
+    /// other).
+    @Test(arguments: [0, 20_000])
+    func reopeningWithEqualTimesOrNoCapacityStaysConsistent(capacity: Int) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let count = 12
+        do {
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            for index in 0..<count { Self.store(cache, Self.entry("http://h/\(index)"), body: Self.bytes(4_000, seed: UInt8(index))) }
+        }
+        let entries = directory.appendingPathComponent("entries")
+        let same = Date(timeIntervalSinceNow: -3_600)
+        for index in 0..<count {
+            let meta = entries.appendingPathComponent(DiskCacheStore.entryName(key: "http://h/\(index)", varied: [:]) + ".meta")
+            try FileManager.default.setAttributes([.modificationDate: same], ofItemAtPath: meta.path)
+        }
+        var kept: [Int] = []
+        if capacity == 0 {
+            let store = try #require(DiskCacheStore(directory: directory, capacity: 0))
+            #expect(store.usage == 0)
+        } else {
+            let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: capacity, directory: directory)
+            kept = (0..<count).filter { reopened.stored(key: "http://h/\($0)", requestHeaders: [:]) != nil }
+            for index in kept {
+                #expect(Self.body(of: reopened.stored(key: "http://h/\(index)", requestHeaders: [:])) == Self.bytes(4_000, seed: UInt8(index)))
+            }
+            #expect(reopened.currentDiskUsage <= capacity)
+            #expect(!kept.isEmpty && kept.count < count)
+        }
+        let metas = try FileManager.default.contentsOfDirectory(atPath: entries.path)
+        let bodies = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("bodies").path)
+        #expect(metas.count == kept.count)
+        #expect(bodies.count == kept.count)
+    }
+
     @Test func concurrentWritersAndReadersStayConsistent() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
