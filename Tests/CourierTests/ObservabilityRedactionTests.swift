@@ -67,16 +67,23 @@ struct ObservabilityRedactionTests {
     }
 
     /// A nested URL without credentials is kept exactly as it came, whatever its own escapes
-    /// (`%20`, UTF-8); one encoded twice (a redirect target passed on again) or written without
-    /// a scheme (`//u:p@h`) still loses its credentials; and one nested deeper than the bound is
-    /// hidden whole, even when its credentials are escaped once more.
+    /// (`%20`, UTF-8); one whose credentials show only when the value is decoded, one encoded
+    /// twice (a redirect target passed on again) or one written without a scheme (`//u:p@h`)
+    /// still loses them; and one nested deeper than the bound is hidden whole, even when its
+    /// credentials are escaped once more.
     @Test func nestedURLsHostileShapes() {
         // Nothing to hide: unchanged (not re-encoded, not double-escaped).
         #expect(rules.redactedQuery("next=http://h/?x=%20&y=1") == "next=http://h/?x=%20&y=1")
         #expect(rules.redactedQuery("next=http://h/%E2%82%AC") == "next=http://h/%E2%82%AC")
         #expect(rules.redactedQuery("next=http%3A%2F%2Fh%2F%E2%82%AC") == "next=http%3A%2F%2Fh%2F%E2%82%AC")
-        // Credentials next to an escape: only they change.
-        #expect(rules.redactedQuery("next=http://u:p@h/?x=%20") == "next=http://REDACTED:REDACTED@h/?x=%20")
+        // Credentials next to an escape: hidden, the value shown as its reader decodes it,
+        // encoded once again.
+        #expect(rules.redactedQuery("next=http://u:p@h/?x=%20") == "next=http%3A%2F%2FREDACTED%3AREDACTED%40h%2F%3Fx%3D%2520")
+        // What shows only once the value is decoded (as its reader does) is hidden too.
+        #expect(rules.redactedQuery("next=http://u%3Ap%40h/") == "next=http%3A%2F%2FREDACTED%3AREDACTED%40h%2F")
+        #expect(rules.redactedQuery("next=http://h/%3Ftoken=t") == "next=http%3A%2F%2Fh%2F%3Ftoken%3DREDACTED")
+        // A user as written that decoding turns into a path: hidden whole.
+        #expect(rules.redactedQuery("next=http://h%2F@x/") == "next=REDACTED")
         // Encoded twice: redacted, encoded twice again.
         #expect(
             rules.redactedQuery("next=http%253A%252F%252Fu%253Ap%2540h%252F")

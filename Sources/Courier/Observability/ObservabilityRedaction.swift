@@ -95,12 +95,13 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     private static let maximumNesting = 4
 
     private func redactedURL(_ url: URL, depth: Int) -> String {
-        redactedURLReportingChange(url, depth: depth).string
+        redactedURLReportingChange(url, depth: depth, nested: true).string
     }
 
     /// ``redactedURL(_:)``, and whether anything was hidden or dropped (a nested URL with
     /// nothing to hide is kept exactly as it came, not as Foundation would write it again).
-    private func redactedURLReportingChange(_ url: URL, depth: Int) -> (string: String, changed: Bool) {
+    /// `nested`: false leaves URLs in query values unread.
+    private func redactedURLReportingChange(_ url: URL, depth: Int, nested: Bool) -> (string: String, changed: Bool) {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return (Self.placeholder, true)  // not a URL we can take apart: show nothing of it
         }
@@ -115,7 +116,7 @@ public struct ObservabilityRedaction: Sendable, Equatable {
             changed = true
         }
         if let query = components.percentEncodedQuery {
-            let redacted = redactedQuery(query, depth: depth)
+            let redacted = redactedQuery(query, depth: depth, nested: nested)
             if redacted != query {
                 components.percentEncodedQuery = redacted
                 changed = true
@@ -130,50 +131,70 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     /// becomes that URL redacted, encoded as the value was; one that holds `://` and `@` without
     /// being such a URL is hidden whole, and so is a URL nested more than four deep.
     public func redactedQuery(_ query: String) -> String {
-        redactedQuery(query, depth: 0)
+        redactedQuery(query, depth: 0, nested: true)
     }
 
-    private func redactedQuery(_ query: String, depth: Int) -> String {
+    private func redactedQuery(_ query: String, depth: Int, nested: Bool) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let rawName = pair[..<equals]
             let name = String(rawName).removingPercentEncoding ?? String(rawName)
             if isSensitiveQueryParameter(name) { return "\(rawName)=\(Self.placeholder)" }
             let rawValue = String(pair[pair.index(after: equals)...])
-            guard let value = redactedNestedURL(in: rawValue, depth: depth) else { return String(pair) }
+            guard nested, let value = redactedNestedURL(in: rawValue, depth: depth) else { return String(pair) }
             return "\(rawName)=\(value)"
         }.joined(separator: "&")
     }
 
     /// `rawValue` (a query value as it came) with the URL it holds redacted, or nil when it
-    /// holds none or one with nothing to hide (kept as it was). The URL is looked for in the
-    /// value as written, then with its percent-encoding peeled off layer by layer (a redirect
-    /// target passed on twice is encoded twice); a redacted one is encoded again as many times.
+    /// holds none or one with nothing to hide (kept exactly as it came). The value is read as
+    /// written and with each layer of its percent-encoding peeled off (whoever reads the
+    /// parameter decodes it once; a redirect target passed on twice is encoded twice); when any
+    /// reading has something to hide, the deepest reading that is a URL is shown redacted and
+    /// encoded again as many times, or, when that one has nothing to hide itself or a deeper
+    /// reading can't be taken apart, the value is hidden whole.
     private func redactedNestedURL(in rawValue: String, depth: Int) -> String? {
-        var value = rawValue
-        var layers = 0
-        var found: URL?
-        while true {
-            if Self.mayBeURL(value), let url = URL(string: value), let host = url.host, !host.isEmpty {
-                found = url
-                break
-            }
-            guard layers < Self.maximumEncodingLayers, let decoded = value.removingPercentEncoding, decoded != value else { break }
-            value = decoded
-            layers += 1
+        var readings = [rawValue]
+        while readings.count <= Self.maximumEncodingLayers, let last = readings.last,
+            let decoded = last.removingPercentEncoding, decoded != last
+        {
+            readings.append(decoded)
         }
-        guard let url = found else {
-            // Not one URL with a host: hidden whole when it holds what may be credentials, or
-            // is encoded more times than peeled (what it holds is unknown).
-            if Self.mayBeURL(value), value.contains("@") { return Self.placeholder }
-            if layers == Self.maximumEncodingLayers, value.contains("%") { return Self.placeholder }
-            return nil
+        let candidates = readings.indices.filter { Self.mayBeURL(readings[$0]) }
+        guard !candidates.isEmpty else {
+            // Encoded more times than peeled: what it holds is unknown.
+            let deepest = readings[readings.count - 1]
+            let peelable = deepest.removingPercentEncoding.map { $0 != deepest } ?? false
+            return readings.count > Self.maximumEncodingLayers && peelable ? Self.placeholder : nil
         }
         guard depth < Self.maximumNesting else { return Self.placeholder }
-        let (redacted, changed) = redactedURLReportingChange(url, depth: depth + 1)
-        guard changed else { return nil }
-        var encoded = redacted
-        for _ in 0..<layers {
+        // Each reading that is a URL with a host is checked for what it shows itself; only
+        // the deepest is shown, so only its nested URLs are read in turn (one reading per
+        // level, not every combination of them).
+        let urls: [(layer: Int, url: URL?)] = candidates.map { layer in
+            guard let url = URL(string: readings[layer]), let host = url.host, !host.isEmpty else { return (layer, nil) }
+            return (layer, url)
+        }
+        let deepestLayer = urls.last { $0.url != nil }?.layer
+        var somethingToHide = false
+        var deepestURL: (layer: Int, redacted: String, changed: Bool)?
+        var deepestOpaque = -1  // the deepest reading with `@` that is not a URL with a host
+        for (layer, url) in urls {
+            guard let url else {
+                if readings[layer].contains("@") {
+                    somethingToHide = true
+                    deepestOpaque = layer
+                }
+                continue
+            }
+            let (redacted, changed) = redactedURLReportingChange(url, depth: depth + 1, nested: layer == deepestLayer)
+            somethingToHide = somethingToHide || changed
+            if layer == deepestLayer { deepestURL = (layer, redacted, changed) }
+        }
+        guard somethingToHide else { return nil }
+        guard let shown = deepestURL, shown.changed, shown.layer > deepestOpaque else { return Self.placeholder }
+        var encoded = shown.redacted
+        for _ in 0..<shown.layer {
             guard let again = encoded.addingPercentEncoding(withAllowedCharacters: Self.unreserved) else { return Self.placeholder }
             encoded = again
         }
