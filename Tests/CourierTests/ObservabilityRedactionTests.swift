@@ -99,6 +99,17 @@ struct ObservabilityRedactionTests {
         #expect(!rules.redactedQuery(deep).contains("u:p"), "\(rules.redactedQuery(deep))")
     }
 
+    /// A query part that is a URL itself, with no name (`?https://u:p@t/`, as some redirectors
+    /// take their target), is redacted as one value, also when its own query has an `=`.
+    @Test func aQueryThatIsAURLIsRedacted() throws {
+        #expect(try redacted("https://r.example/?https://u:p@t/?a=b") == "https://r.example/?https://REDACTED:REDACTED@t/?a=b")
+        #expect(rules.redactedQuery("http://u:p@h/") == "http://REDACTED:REDACTED@h/")
+        #expect(rules.redactedQuery("https%3A%2F%2Fu%3Ap%40t%2F%3Fa%3Db") == "https%3A%2F%2FREDACTED%3AREDACTED%40t%2F%3Fa%3Db")
+        #expect(rules.redactedQuery("x=1&https://u@t/?token=z&y=2") == "x=1&https://REDACTED@t/?token=REDACTED&y=2")
+        // Names and flags that hold no URL are kept.
+        #expect(rules.redactedQuery("flag&a=1&http=2") == "flag&a=1&http=2")
+    }
+
     @Test func queryShapeIsKept() {
         #expect(rules.redactedQuery("a=1&token=x&&flag&token=y&b=%20") == "a=1&token=REDACTED&&flag&token=REDACTED&b=%20")
         #expect(rules.redactedQuery("%74oken=x") == "%74oken=REDACTED")  // a percent-encoded name is still a token

@@ -136,9 +136,14 @@ public struct ObservabilityRedaction: Sendable, Equatable {
 
     private func redactedQuery(_ query: String, depth: Int, nested: Bool) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            // A part that is a URL itself (`?https://u:p@h/`, as some redirectors take it; an
+            // `=` in its own query would make the rest read as a value) is one value.
+            guard let equals = pair.firstIndex(of: "=") else {
+                return nested ? redactedNestedURL(in: String(pair), depth: depth) ?? String(pair) : String(pair)
+            }
             let rawName = pair[..<equals]
             let name = String(rawName).removingPercentEncoding ?? String(rawName)
+            if nested, Self.mayBeURL(name) { return redactedNestedURL(in: String(pair), depth: depth) ?? String(pair) }
             if isSensitiveQueryParameter(name) { return "\(rawName)=\(Self.placeholder)" }
             let rawValue = String(pair[pair.index(after: equals)...])
             guard nested, let value = redactedNestedURL(in: rawValue, depth: depth) else { return String(pair) }
