@@ -174,9 +174,16 @@ final class ConnectionPool: Sendable {
                 )
                 return
             }
+            // The handler keeps these after the close: holding the connection weakly breaks
+            // the cycle connection -> handler -> callback -> connection, which kept every
+            // closed connection, its channel and handlers alive. (While open, the pool's table
+            // holds it; a release after the close has nothing to do.)
+            let id = connection.id
             connection.installCallbacks(
-                onRequestEnded: { reusable in pool.release(connection, reusable: reusable) },
-                onClosed: { pool.connectionClosed(connection) },
+                onRequestEnded: { [weak connection] reusable in
+                    if let connection { pool.release(connection, reusable: reusable) }
+                },
+                onClosed: { pool.connectionClosed(id: id) },
                 onRetry: { execution in pool.retry(execution) }
             )
             let (action, extra) = pool.state.withLock { state in
@@ -217,10 +224,6 @@ final class ConnectionPool: Sendable {
     func release(_ connection: HTTP1Connection, reusable: Bool) {
         let action = state.withLock { $0.machine.releaseConnection(connection.id, reusable: reusable) }
         perform(action, connection: connection)
-    }
-
-    private func connectionClosed(_ connection: HTTP1Connection) {
-        connectionClosed(id: connection.id)
     }
 
     /// A connection's channel is gone (either protocol): forget it, open a replacement for

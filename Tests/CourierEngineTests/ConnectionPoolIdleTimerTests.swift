@@ -1,4 +1,5 @@
 @testable import CourierEngine
+import CourierTestServer
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -84,5 +85,26 @@ struct ConnectionPoolIdleTimerTests {
         try await Task.sleep(for: .milliseconds(300))
         let checks = connection.timerChecks.load(ordering: .relaxed)
         #expect(checks <= 2, "the idle timer kept firing for a connection the pool has forgotten (\(checks) looks)")
+    }
+
+    /// The same on the network: a kept-alive connection the server closes while it sits idle
+    /// in the pool is let go once its idle timer has fired (a timer that re-armed for ever
+    /// would keep it, its channel and handlers alive).
+    @Test func aConnectionTheServerClosedWhileIdleIsLetGo() async throws {
+        let server = try await TestServer.start()
+        var configuration = EngineConfiguration()
+        configuration.connectionIdleTimeout = .milliseconds(100)
+        let engine = try HTTPEngine(configuration: configuration)
+        _ = try await engine.collect(EngineRequest(url: server.url("/get")))
+        let parked = await eventually {
+            engine.pool.state.withLock { $0.machine.hosts.values.contains { !$0.idle.isEmpty } }
+        }
+        #expect(parked, "the connection was parked idle (its timer armed)")
+        weak let pooled = engine.pool.state.withLock { $0.connections.values.first }
+        #expect(pooled != nil)
+        try await server.shutdown()  // closes the idle connection under the pool
+        #expect(await eventually { engine.openConnectionCount == 0 })
+        #expect(await eventually { pooled == nil }, "the closed connection is still held (by its idle timer)")
+        await engine.shutdown()
     }
 }
