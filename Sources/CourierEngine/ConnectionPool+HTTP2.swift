@@ -24,16 +24,25 @@ extension ConnectionPool {
                 )
                 return
             }
+            // The connection keeps these for its life: holding it weakly breaks the cycle
+            // connection -> callbacks -> connection that kept every closed one alive. (While
+            // open, the pool's table holds it; once it is gone there is nothing left to do.)
+            let id = connection.id
             connection.installCallbacks(
                 .init(
-                    streamEnded: { pool.http2StreamEnded(connection) },
+                    streamEnded: { [weak connection] in
+                        if let connection { pool.http2StreamEnded(connection) }
+                    },
                     retry: { execution in pool.retryUnprocessed(execution) },
-                    settingsChanged: { maximum in
+                    settingsChanged: { [weak connection] maximum in
+                        guard let connection else { return }
                         let action = pool.state.withLock { $0.machine.http2SettingsChanged(connection.id, maximumStreams: maximum) }
                         pool.perform(action, http2: connection)
                     },
-                    goAway: { pool.http2GoAway(connection) },
-                    closed: { pool.connectionClosed(id: connection.id) }
+                    goAway: { [weak connection] in
+                        if let connection { pool.http2GoAway(connection) }
+                    },
+                    closed: { pool.connectionClosed(id: id) }
                 ))
             let limits = connection.currentLimits
             let action = pool.state.withLock {
