@@ -110,6 +110,17 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedQuery("flag&a=1&http=2") == "flag&a=1&http=2")
     }
 
+    /// A value a browser reads as a URL with credentials though it lacks `//` (WHATWG URL's
+    /// special schemes take an authority after `http:/` or `https:\\` too) is hidden whole;
+    /// one without `@` is kept.
+    @Test func specialSchemeValuesWithoutSlashesAreHidden() {
+        #expect(rules.redactedQuery("next=http:/u:p@h/x&page=2") == "next=REDACTED&page=2")
+        #expect(rules.redactedQuery("next=HTTPS:\\\\u:p@h") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=http:u:p@h") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=http%3A%2Fu%3Ap%40h") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=http:foo&to=mailto:a@b") == "next=http:foo&to=mailto:a@b")
+    }
+
     @Test func queryShapeIsKept() {
         #expect(rules.redactedQuery("a=1&token=x&&flag&token=y&b=%20") == "a=1&token=REDACTED&&flag&token=REDACTED&b=%20")
         #expect(rules.redactedQuery("%74oken=x") == "%74oken=REDACTED")  // a percent-encoded name is still a token

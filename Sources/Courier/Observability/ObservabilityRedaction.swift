@@ -206,11 +206,18 @@ public struct ObservabilityRedaction: Sendable, Equatable {
         return encoded
     }
 
-    /// Whether `value` may be a URL with an authority: it has a scheme's `://`, or starts with
-    /// `//` (scheme-relative, `//u:p@h/`).
+    /// Whether `value` may be a URL with an authority: it has a scheme's `://`, starts with
+    /// `//` (scheme-relative, `//u:p@h/`), or starts with a scheme browsers read an authority
+    /// after even without `//` (`http:/u:p@h/`, `https:\\u:p@h` are `http://u:p@h/` to them,
+    /// WHATWG URL; Foundation finds no host there, so one with `@` is hidden whole).
     private static func mayBeURL(_ value: String) -> Bool {
-        value.contains("://") || value.hasPrefix("//")
+        if value.contains("://") || value.hasPrefix("//") { return true }
+        guard let colon = value.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        return specialSchemes.contains(value[..<colon].lowercased())
     }
+
+    /// WHATWG URL's special schemes (an authority follows them whatever the slashes).
+    private static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp", "file"]
 
     /// How many layers of percent-encoding are peeled off a query value to find a URL in it.
     private static let maximumEncodingLayers = 4
