@@ -26,7 +26,6 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         /// The streamed body's chunks on their way from the producer (nil for bytes).
         var bodyPipe: RequestBodyPipe?
         var progressThrottle: UploadProgressThrottle
-        var deadlineTimer: Scheduled<Void>?
         var lastActivity = NIODeadline.now()
         var decompressing = false
         var decompressedLimit = Int.max
@@ -66,10 +65,12 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     var reasonPhrases: ReasonPhraseRecorder?
 
     private var stateMachine = HTTP1ConnectionStateMachine()
-    /// The idle-timeout check: one per connection, kept from one exchange to the next (a
-    /// kept-alive connection's requests don't each schedule and cancel a timer). When it fires
-    /// it judges the exchange running then, and arms itself again for it if needed.
-    private var idleCheck: (timer: Scheduled<Void>, at: NIODeadline)?
+    /// The clock check (idle timeout and total deadline): one per connection, kept from one
+    /// exchange to the next, so a kept-alive connection's requests don't each schedule and
+    /// cancel timers (a session request has both: its idle timeout and a 7-day resource
+    /// deadline). When it fires it judges the exchange running then, and arms itself again for
+    /// that exchange's next due time if needed.
+    private var clockCheck: (timer: Scheduled<Void>, at: NIODeadline)?
     private var handshakeCompleted = false
     private var setupError: EngineError? {
         didSet { setupErrorBox.set(setupError) }
@@ -111,8 +112,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosed = true
-        idleCheck?.timer.cancel()
-        idleCheck = nil
+        clockCheck?.timer.cancel()
+        clockCheck = nil
         readyPromise?.fail(setupError ?? EngineError.connectionLost("the connection closed during setup"))
         readyPromise = nil
         perform(stateMachine.channelInactive())
@@ -600,7 +601,6 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     private func takeExchange() -> Exchange? {
         guard let exchange else { return nil }
         self.exchange = nil
-        exchange.deadlineTimer?.cancel()
         exchange.bodyPipe?.fail(.cancelled)
         exchange.bodyProducer?.cancel()
         if pendingRead, let context {
@@ -613,42 +613,51 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     // MARK: - Clocks
 
     private func armTimers(for exchange: Exchange, context: ChannelHandlerContext) {
-        let idle = exchange.execution.idleTimeout
-        if idle.nanoseconds > 0 {
-            let due = exchange.lastActivity + idle
-            // A check already due by then serves this exchange too (it re-arms for it).
-            if idleCheck.map({ $0.at > due }) ?? true {
-                scheduleIdleCheck(at: due, on: context.eventLoop)
-            }
-        }
-        if let deadline = exchange.execution.request.deadline {
-            exchange.deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
-                self?.abort(exchange.execution, with: .timedOut(.deadline))
-            }
+        // A check already due by then serves this exchange too (it re-arms for it).
+        if let due = Self.nextClockCheck(for: exchange), clockCheck.map({ $0.at > due }) ?? true {
+            scheduleClockCheck(at: due, on: context.eventLoop)
         }
     }
 
-    private func scheduleIdleCheck(at deadline: NIODeadline, on loop: any EventLoop) {
-        idleCheck?.timer.cancel()
-        let timer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+    /// When `exchange` must be looked at next: its idle timeout's due time or its deadline,
+    /// whichever comes first (nil: it has neither).
+    private static func nextClockCheck(for exchange: Exchange) -> NIODeadline? {
+        let idle = exchange.execution.idleTimeout
+        let idleDue = idle.nanoseconds > 0 ? exchange.lastActivity + idle : nil
+        switch (idleDue, exchange.execution.request.deadline) {
+        case (let idleDue?, let deadline?): return min(idleDue, deadline)
+        case (let idleDue?, nil): return idleDue
+        case (nil, let deadline?): return deadline
+        case (nil, nil): return nil
+        }
+    }
+
+    private func scheduleClockCheck(at due: NIODeadline, on loop: any EventLoop) {
+        clockCheck?.timer.cancel()
+        let timer = loop.assumeIsolated().scheduleTask(deadline: due) { [weak self] in
             guard let self else { return }
-            self.idleCheck = nil
+            self.clockCheck = nil
             // The exchange running now, if any: an ended one's check lapses here.
             guard let exchange = self.exchange else { return }
+            let now = NIODeadline.now()
+            if let deadline = exchange.execution.request.deadline, deadline <= now {
+                self.abort(exchange.execution, with: .timedOut(.deadline))
+                return
+            }
             let idle = exchange.execution.idleTimeout
-            guard idle.nanoseconds > 0 else { return }
-            let paused = exchange.execution.isReadingPaused || exchange.execution.isUploadPaused
-            let due = exchange.lastActivity + idle
-            if paused {
-                exchange.lastActivity = .now()
-                self.scheduleIdleCheck(at: .now() + idle, on: loop)
-            } else if due <= .now() {
-                self.abort(exchange.execution, with: .timedOut(.idle))
-            } else {
-                self.scheduleIdleCheck(at: due, on: loop)
+            if idle.nanoseconds > 0 {
+                if exchange.execution.isReadingPaused || exchange.execution.isUploadPaused {
+                    exchange.lastActivity = now  // a pause the caller asked for is not idleness
+                } else if exchange.lastActivity + idle <= now {
+                    self.abort(exchange.execution, with: .timedOut(.idle))
+                    return
+                }
+            }
+            if let next = Self.nextClockCheck(for: exchange) {
+                self.scheduleClockCheck(at: next, on: loop)
             }
         }
-        idleCheck = (timer, deadline)
+        clockCheck = (timer, due)
     }
 
     // MARK: - Helpers

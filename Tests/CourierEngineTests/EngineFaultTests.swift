@@ -152,6 +152,25 @@ struct EngineFaultTests {
         }
     }
 
+    /// The deadline shares the connection's clock check with the idle timeout: a short
+    /// deadline after a request with a week-long one (the session's default resource timeout)
+    /// on the same connection still ends its own request on time. Checked on a drip that
+    /// completes after 5 s: a late check would let it succeed.
+    @Test func aShortDeadlineAfterALongOneOnTheSameConnectionStillEndsTheRequest() async throws {
+        let server = try await TestServer.start()
+        var configuration = EngineConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let engine = try HTTPEngine(configuration: configuration)
+        let week = EngineRequest(url: server.url("/get"), deadline: .now() + .hours(24 * 7))
+        #expect(try await engine.collect(week).head.status == .ok)
+        let short = EngineRequest(url: server.url("/drip?duration=5&numbytes=5&delay=0"), deadline: .now() + .milliseconds(300))
+        let error = await engineError { _ = try await engine.collect(short) }
+        #expect(error == .timedOut(.deadline))
+        #expect(server.connectionsAccepted == 1, "both requests used one connection")
+        await engine.shutdown()
+        try await server.shutdown()
+    }
+
     @Test func deadlineBoundsTheWholeRequest() async throws {
         try await withEngine { engine, server in
             let request = EngineRequest(
