@@ -55,30 +55,36 @@ struct EngineFaultTests {
         #expect(try await failure("/fault/no-response") == .timedOut(.idle))
     }
 
+    /// A test server and an engine that keeps to one connection per host.
+    private func oneConnectionEngine() async throws -> (TestServer, HTTPEngine) {
+        let server = try await TestServer.start()
+        var configuration = EngineConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        return (server, try HTTPEngine(configuration: configuration))
+    }
+
+    /// What a request to an endpoint that never answers ends with, given a 300 ms idle timeout.
+    /// Its 15 s deadline tells "its own check fired" from "an older exchange's check fired late
+    /// and judged it" (that would end at the deadline instead).
+    private func silentRequestError(_ engine: HTTPEngine, _ server: TestServer) async -> EngineError? {
+        await engineError {
+            _ = try await engine.collect(
+                EngineRequest(url: server.url("/fault/no-response"), idleTimeout: .milliseconds(300), deadline: .now() + .seconds(15)))
+        }
+    }
+
     /// The idle check is kept from one exchange to the next on a kept-alive connection: a
     /// request with a short timeout after one with a long timeout still times out on its own
     /// (the check armed for the first must not stand in for it), and a connection idle between
     /// requests is not timed out.
     @Test func eachRequestOnAKeptAliveConnectionGetsItsOwnIdleTimeout() async throws {
-        let server = try await TestServer.start()
-        var configuration = EngineConfiguration()
-        configuration.maximumConnectionsPerHost = 1
-        let engine = try HTTPEngine(configuration: configuration)
+        let (server, engine) = try await oneConnectionEngine()
         let first = try await engine.collect(EngineRequest(url: server.url("/get"), idleTimeout: .seconds(60)))
         #expect(first.head.status == .ok)
         try await Task.sleep(for: .milliseconds(400))  // idle between requests: no timeout then
         let second = try await engine.collect(EngineRequest(url: server.url("/get"), idleTimeout: .milliseconds(300)))
         #expect(second.head.status == .ok)
-        var caught: EngineError?
-        do {
-            // The deadline tells "its own 300 ms check fired" from "the first request's 60 s
-            // check fired late and judged it" (that would end at the deadline instead).
-            _ = try await engine.collect(
-                EngineRequest(url: server.url("/fault/no-response"), idleTimeout: .milliseconds(300), deadline: .now() + .seconds(15)))
-        } catch {
-            caught = error
-        }
-        #expect(caught == .timedOut(.idle))
+        #expect(await silentRequestError(engine, server) == .timedOut(.idle))
         #expect(server.connectionsAccepted == 1, "the three requests shared one connection")
         await engine.shutdown()
         try await server.shutdown()
@@ -89,10 +95,7 @@ struct EngineFaultTests {
     /// next request on the same connection, which never answers, still gets its own timeout
     /// (the check the paused one left armed judges the new exchange, not the old).
     @Test func aPausedExchangeIsNotTimedOutAndTheNextOneOnItsConnectionIs() async throws {
-        let server = try await TestServer.start()
-        var configuration = EngineConfiguration()
-        configuration.maximumConnectionsPerHost = 1
-        let engine = try HTTPEngine(configuration: configuration)
+        let (server, engine) = try await oneConnectionEngine()
         let recorder = EventRecorder()
         let size = 16_000_000
         let task = engine.execute(EngineRequest(url: server.url("/download/\(size)"), idleTimeout: .milliseconds(200))) {
@@ -106,14 +109,7 @@ struct EngineFaultTests {
         task.setReadingPaused(false)
         await recorder.waitForEnd()
         #expect(recorder.failure == nil)
-        var caught: EngineError?
-        do {
-            _ = try await engine.collect(
-                EngineRequest(url: server.url("/fault/no-response"), idleTimeout: .milliseconds(300), deadline: .now() + .seconds(15)))
-        } catch {
-            caught = error
-        }
-        #expect(caught == .timedOut(.idle))
+        #expect(await silentRequestError(engine, server) == .timedOut(.idle))
         #expect(server.connectionsAccepted == 1, "both requests used one connection")
         await engine.shutdown()
         try await server.shutdown()
@@ -157,10 +153,7 @@ struct EngineFaultTests {
     /// on the same connection still ends its own request on time. Checked on a drip that
     /// completes after 5 s: a late check would let it succeed.
     @Test func aShortDeadlineAfterALongOneOnTheSameConnectionStillEndsTheRequest() async throws {
-        let server = try await TestServer.start()
-        var configuration = EngineConfiguration()
-        configuration.maximumConnectionsPerHost = 1
-        let engine = try HTTPEngine(configuration: configuration)
+        let (server, engine) = try await oneConnectionEngine()
         let week = EngineRequest(url: server.url("/get"), deadline: .now() + .hours(24 * 7))
         #expect(try await engine.collect(week).head.status == .ok)
         let short = EngineRequest(url: server.url("/drip?duration=5&numbytes=5&delay=0"), deadline: .now() + .milliseconds(300))

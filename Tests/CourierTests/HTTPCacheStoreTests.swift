@@ -151,6 +151,20 @@ struct HTTPCacheStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path).isEmpty)
     }
 
+    /// Stores `count` entries (`http://h/0`…, 4,000-byte bodies) in a disk cache in `directory`,
+    /// then dates each entry's metadata file with `date(index)`, as a later open reads them.
+    static func storeDatedEntries(_ count: Int, in directory: URL, date: (Int) -> Date) throws {
+        do {
+            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            for index in 0..<count { store(cache, entry("http://h/\(index)"), body: bytes(4_000, seed: UInt8(index))) }
+        }
+        let entries = directory.appendingPathComponent("entries")
+        for index in 0..<count {
+            let meta = entries.appendingPathComponent(DiskCacheStore.entryName(key: "http://h/\(index)", varied: [:]) + ".meta")
+            try FileManager.default.setAttributes([.modificationDate: date(index)], ofItemAtPath: meta.path)
+        }
+    }
+
     /// Opening a folder that holds more than the capacity reads the newest entries that fit and
     /// removes the older ones unread: what is decoded is bounded by the capacity, not by how many
     /// files the folder holds (a shared or hostile folder may hold very many).
@@ -158,17 +172,10 @@ struct HTTPCacheStoreTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let count = 30
-        do {
-            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
-            for index in 0..<count { Self.store(cache, Self.entry("http://h/\(index)"), body: Self.bytes(4_000, seed: UInt8(index))) }
-        }
         // Entry i was used i minutes after the first: the last ones are the newest.
-        let entries = directory.appendingPathComponent("entries")
         let start = Date(timeIntervalSinceNow: -86_400)
-        for index in 0..<count {
-            let meta = entries.appendingPathComponent(DiskCacheStore.entryName(key: "http://h/\(index)", varied: [:]) + ".meta")
-            try FileManager.default.setAttributes([.modificationDate: start.addingTimeInterval(Double(index) * 60)], ofItemAtPath: meta.path)
-        }
+        try Self.storeDatedEntries(count, in: directory) { start.addingTimeInterval(Double($0) * 60) }
+        let entries = directory.appendingPathComponent("entries")
         let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 20_000, directory: directory)
         let disk = try #require(reopened.disk)
         let kept = (0..<count).filter { reopened.stored(key: "http://h/\($0)", requestHeaders: [:]) != nil }
@@ -193,16 +200,8 @@ struct HTTPCacheStoreTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let count = 12
-        do {
-            let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
-            for index in 0..<count { Self.store(cache, Self.entry("http://h/\(index)"), body: Self.bytes(4_000, seed: UInt8(index))) }
-        }
-        let entries = directory.appendingPathComponent("entries")
         let same = Date(timeIntervalSinceNow: -3_600)
-        for index in 0..<count {
-            let meta = entries.appendingPathComponent(DiskCacheStore.entryName(key: "http://h/\(index)", varied: [:]) + ".meta")
-            try FileManager.default.setAttributes([.modificationDate: same], ofItemAtPath: meta.path)
-        }
+        try Self.storeDatedEntries(count, in: directory) { _ in same }
         var kept: [Int] = []
         if capacity == 0 {
             let store = try #require(DiskCacheStore(directory: directory, capacity: 0))
@@ -216,7 +215,7 @@ struct HTTPCacheStoreTests {
             #expect(reopened.currentDiskUsage <= capacity)
             #expect(!kept.isEmpty && kept.count < count)
         }
-        let metas = try FileManager.default.contentsOfDirectory(atPath: entries.path)
+        let metas = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("entries").path)
         let bodies = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("bodies").path)
         #expect(metas.count == kept.count)
         #expect(bodies.count == kept.count)
