@@ -9,14 +9,25 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// Resolves a host name to socket addresses with `getaddrinfo` on NIO's thread pool, so the
+/// Resolves a host name to socket addresses with `getaddrinfo` on threads of its own, so the
 /// engine can time DNS separately; NIO's Happy Eyeballs connector (RFC 8305) then races the
 /// addresses through ``PreResolvedAddresses``.
 enum HostResolver {
+    /// Where lookups block. Not NIO's shared pool: file bodies are read there, and a name server
+    /// that doesn't answer holds a thread per lookup until `getaddrinfo` gives up (tens of
+    /// seconds), which stalled every file upload in the process. Eight threads, started on first
+    /// use and kept for the process's life; lookups beyond that wait their turn (each request
+    /// still ends at its connect deadline).
+    static let threadPool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 8)
+        pool.start()
+        return pool
+    }()
+
     /// A blocking lookup (`getaddrinfo`, or a stand-in in tests).
     typealias Lookup = @Sendable (_ host: String, _ port: Int) -> Result<[SocketAddress], EngineError>
 
-    /// The addresses of `host`, looked up on NIO's thread pool, by `deadline` (the connect
+    /// The addresses of `host`, looked up on ``threadPool``, by `deadline` (the connect
     /// timeout covers the lookup too: a resolver that doesn't answer ends the request with
     /// ``EngineError/timedOut(_:)`` `.connect` then, not when `getaddrinfo` gives up, which
     /// may be much later). A lookup still running then finishes on its thread, unheard.
@@ -36,7 +47,7 @@ enum HostResolver {
             promise.completeWith(result.mapError { $0 as any Error })
         }
         let timer = loop.scheduleTask(deadline: deadline) { settle(.failure(.timedOut(.connect))) }
-        NIOThreadPool.singleton.submit { state in
+        threadPool.submit { state in
             guard case .active = state else {
                 settle(.failure(.dnsFailure(host: host, reason: "the resolver is not running")))
                 return

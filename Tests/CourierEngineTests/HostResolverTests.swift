@@ -72,4 +72,29 @@ struct HostResolverTests {
         let made = calls.count.load(ordering: .relaxed)
         #expect(made == 0)
     }
+
+    /// Lookups that don't answer hold threads of the resolver's own, not NIO's shared pool, where
+    /// file bodies are read: with as many lookups held as that pool has threads (and more), work
+    /// on the shared pool still runs. (They used to share it: a dead name server stalled every
+    /// file upload in the process until `getaddrinfo` gave up.)
+    @Test func heldLookupsLeaveNIOsSharedThreadPoolFree() async throws {
+        let held = HeldLookup()
+        let count = NIOThreadPool.singleton.numberOfThreads + 1
+        let lookups = (0..<count).map { index in
+            Task {
+                try? await HostResolver.resolve(
+                    host: "held-\(index).invalid", port: 80, deadline: .now() + .milliseconds(300), on: loop, lookup: held.lookup)
+            }
+        }
+        for lookup in lookups { _ = await lookup.value }  // each ended at its deadline, its lookup still held
+        final class Flag: Sendable { let set = Atomic(false) }
+        let flag = Flag()
+        NIOThreadPool.singleton.submit { _ in flag.set.store(true, ordering: .sequentiallyConsistent) }
+        for _ in 0..<200 where !flag.set.load(ordering: .sequentiallyConsistent) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let sharedPoolRan = flag.set.load(ordering: .sequentiallyConsistent)
+        #expect(sharedPoolRan, "NIO's shared thread pool is stuck behind name lookups")
+        for _ in 0..<count { held.release.signal() }
+    }
 }
