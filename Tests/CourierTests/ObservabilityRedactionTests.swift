@@ -121,6 +121,16 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedQuery("next=http:foo&to=mailto:a@b") == "next=http:foo&to=mailto:a@b")
     }
 
+    @Test("a sensitive name after a ; separator (read as & by many servers) is hidden too, ; kept")
+    func semicolonSeparatedQueryPartsAreRedacted() {
+        #expect(rules.redactedQuery("a=1;token=secret") == "a=1;token=REDACTED")
+        #expect(rules.redactedQuery("a=1;b=2&c=3;api_key=k") == "a=1;b=2&c=3;api_key=REDACTED")
+        #expect(rules.redactedQuery("a=1;next=http://h/") == "a=1;next=http://h/")
+        #expect(rules.redactedQuery("a=1;next=http://h/?token=t") == "a=1;next=http://h/?token=REDACTED")
+        // A ; inside a nested URL's user does not cut the URL apart: still hidden.
+        #expect(rules.redactedQuery("next=http://u;a:p@h/") == "next=http://REDACTED:REDACTED@h/")
+    }
+
     @Test func queryShapeIsKept() {
         #expect(rules.redactedQuery("a=1&token=x&&flag&token=y&b=%20") == "a=1&token=REDACTED&&flag&token=REDACTED&b=%20")
         #expect(rules.redactedQuery("%74oken=x") == "%74oken=REDACTED")  // a percent-encoded name is still a token

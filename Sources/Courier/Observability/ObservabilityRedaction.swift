@@ -129,26 +129,38 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     /// A percent-encoded query with sensitive values replaced; order, names and separators kept.
     /// A value that holds a URL (`?next=http://u:p@h/`, also percent-encoded, or `//u:p@h/`)
     /// becomes that URL redacted, encoded as the value was; one that holds `://` and `@` without
-    /// being such a URL is hidden whole, and so is a URL nested more than four deep.
+    /// being such a URL is hidden whole, and so is a URL nested more than four deep. Parts are
+    /// split at `&`, and a part with nothing hidden also at `;` (which many servers read as `&`).
     public func redactedQuery(_ query: String) -> String {
         redactedQuery(query, depth: 0, nested: true)
     }
 
     private func redactedQuery(_ query: String, depth: Int, nested: Bool) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            // A part that is a URL itself (`?https://u:p@h/`, as some redirectors take it; an
-            // `=` in its own query would make the rest read as a value) is one value.
-            guard let equals = pair.firstIndex(of: "=") else {
-                return nested ? redactedNestedURL(in: String(pair), depth: depth) ?? String(pair) : String(pair)
-            }
-            let rawName = pair[..<equals]
-            let name = String(rawName).removingPercentEncoding ?? String(rawName)
-            if nested, Self.mayBeURL(name) { return redactedNestedURL(in: String(pair), depth: depth) ?? String(pair) }
-            if isSensitiveQueryParameter(name) { return "\(rawName)=\(Self.placeholder)" }
-            let rawValue = String(pair[pair.index(after: equals)...])
-            guard nested, let value = redactedNestedURL(in: rawValue, depth: depth) else { return String(pair) }
-            return "\(rawName)=\(value)"
+            // Many servers read `;` as `&` too: a part with nothing hidden as a whole is read
+            // again at its `;`s (not first: a `;` inside a nested URL's user must not cut it).
+            let whole = redactedPart(pair, depth: depth, nested: nested)
+            guard whole == pair, pair.contains(";") else { return whole }
+            return pair.split(separator: ";", omittingEmptySubsequences: false).map {
+                redactedPart($0, depth: depth, nested: nested)
+            }.joined(separator: ";")
         }.joined(separator: "&")
+    }
+
+    /// One `name=value` part of a query, redacted.
+    private func redactedPart(_ pair: Substring, depth: Int, nested: Bool) -> String {
+        // A part that is a URL itself (`?https://u:p@h/`, as some redirectors take it; an
+        // `=` in its own query would make the rest read as a value) is one value.
+        guard let equals = pair.firstIndex(of: "=") else {
+            return nested ? redactedNestedURL(in: String(pair), depth: depth) ?? String(pair) : String(pair)
+        }
+        let rawName = pair[..<equals]
+        let name = String(rawName).removingPercentEncoding ?? String(rawName)
+        if nested, Self.mayBeURL(name) { return redactedNestedURL(in: String(pair), depth: depth) ?? String(pair) }
+        if isSensitiveQueryParameter(name) { return "\(rawName)=\(Self.placeholder)" }
+        let rawValue = String(pair[pair.index(after: equals)...])
+        guard nested, let value = redactedNestedURL(in: rawValue, depth: depth) else { return String(pair) }
+        return "\(rawName)=\(value)"
     }
 
     /// `rawValue` (a query value as it came) with the URL it holds redacted, or nil when it
