@@ -121,6 +121,18 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedQuery("next=http:foo&to=mailto:a@b") == "next=http:foo&to=mailto:a@b")
     }
 
+    @Test("a value a browser reads as a URL with credentials after its URL parser's clean-up (leading space, tab, backslashes) is hidden")
+    func valuesABrowserCleansIntoAURLAreHidden() {
+        // WHATWG URL strips leading C0 controls and spaces, drops tabs and newlines anywhere,
+        // and reads \\ as // for special schemes and scheme-relative targets.
+        #expect(rules.redactedQuery("next=%20http:u:p@h/&page=2") == "next=REDACTED&page=2")
+        #expect(rules.redactedQuery("next=h%09ttp:/u:p@h/") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=%5C%5Cu:p@h/") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=/%5Cu:p@h/") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=%0A//u:p@h/") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=/path/a@b&to=%5Cdocs") == "next=/path/a@b&to=%5Cdocs")  // nothing URL-like: kept
+    }
+
     @Test("a sensitive name after a ; separator (read as & by many servers) is hidden too, ; kept")
     func semicolonSeparatedQueryPartsAreRedacted() {
         #expect(rules.redactedQuery("a=1;token=secret") == "a=1;token=REDACTED")

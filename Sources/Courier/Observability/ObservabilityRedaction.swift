@@ -221,8 +221,17 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     /// Whether `value` may be a URL with an authority: it has a scheme's `://`, starts with
     /// `//` (scheme-relative, `//u:p@h/`), or starts with a scheme browsers read an authority
     /// after even without `//` (`http:/u:p@h/`, `https:\\u:p@h` are `http://u:p@h/` to them,
-    /// WHATWG URL; Foundation finds no host there, so one with `@` is hidden whole).
-    private static func mayBeURL(_ value: String) -> Bool {
+    /// WHATWG URL; Foundation finds no host there, so one with `@` is hidden whole). It is
+    /// read as a browser's URL parser reads it first: leading C0 controls and spaces stripped,
+    /// tabs and newlines dropped, `\` taken as `/` (` http:u:p@h`, `\\u:p@h/` are URLs to it).
+    private static func mayBeURL(_ rawValue: String) -> Bool {
+        let value =
+            rawValue.utf8.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\\") }
+            ? String(
+                String.UnicodeScalarView(
+                    rawValue.unicodeScalars.drop { $0.value <= 0x20 }.lazy.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
+                        .map { $0 == "\\" ? "/" : $0 }))
+            : rawValue
         if value.contains("://") || value.hasPrefix("//") { return true }
         guard let colon = value.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
         return specialSchemes.contains(value[..<colon].lowercased())
