@@ -57,4 +57,30 @@ struct SessionTaskExecutorTests {
             #expect(MultiThreadedEventLoopGroup.currentEventLoop == nil, "back on the caller's executor")
         }
     }
+
+    @Test("a request that fails (refused connection, a 404 for a typed call) throws to a task still on taskExecutor")
+    func failuresArriveOnTheExecutor() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let refused = try #require(URL(string: "http://127.0.0.1:1/get"))
+            let onLoop: [Bool] = await withTaskExecutorPreference(manager.taskExecutor) {
+                let isOnLoop = { MultiThreadedEventLoopGroup.currentEventLoop != nil }
+                var onLoop: [Bool] = []
+                do {
+                    _ = try await manager.data(for: URLRequest(url: refused))
+                    Issue.record("a refused connection succeeded")
+                } catch {
+                    onLoop.append(isOnLoop())
+                }
+                do {
+                    _ = try await manager.get("status/404", as: JSONValue.self)
+                    Issue.record("a 404 decoded")
+                } catch {
+                    onLoop.append(isOnLoop())
+                }
+                return onLoop
+            }
+            #expect(onLoop == [true, true])
+        }
+    }
 }
