@@ -38,6 +38,22 @@ struct SessionTimeoutTests {
             #expect(Self.timedOut(recorder.first?.error), "\(String(describing: recorder.first?.error))")
         }
     }
+
+    /// Timeouts are the caller's numbers: infinite, enormous or not a number must mean "no such
+    /// timeout" (or the longest one), never a trap converting them to nanoseconds.
+    @Test(arguments: [Double.infinity, 1e300, Double.nan, -5])
+    func anyTimeIntervalIsTaken(_ seconds: Double) async throws {
+        try await TestServer.withRunning { server in
+            var configuration = SessionConfiguration()
+            configuration.timeoutIntervalForRequest = seconds
+            configuration.timeoutIntervalForResource = seconds.isNaN || seconds > 0 ? seconds : 600
+            var request = URLRequest(url: server.sessionURL("/get"))
+            request.timeoutInterval = seconds
+            let (object, response) = try await URLSessionManager(configuration: configuration).data(for: request)
+            #expect(response.statusCode == 200)
+            #expect(object != nil)
+        }
+    }
 }
 
 /// The session's proxy setting reaches the engine.

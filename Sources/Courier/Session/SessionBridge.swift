@@ -57,13 +57,21 @@ enum SessionBridge {
             url: url,
             headers: headers,
             body: body,
-            idleTimeout: .nanoseconds(Int64(idle * 1_000_000_000)),
-            deadline: NIODeadline.now()
-                + TimeAmount.nanoseconds(Int64(min(configuration.timeoutIntervalForResource, 1e9) * 1_000_000_000))
+            idleTimeout: timeAmount(idle) ?? .zero,  // zero: no idle timeout
+            deadline: timeAmount(configuration.timeoutIntervalForResource).map { NIODeadline.now() + $0 }
         )
     }
 
     private static let urlRequestDefaultTimeout: TimeInterval = 60
+    /// The longest timeout the engine is given (about 31 years): longer, or infinite, is the same.
+    private static let longestTimeout: TimeInterval = 1e9
+
+    /// A caller's timeout in seconds as the engine's: nil for none (not a number), zero or less
+    /// as zero, anything longer than ``longestTimeout`` (infinity included) as that.
+    static func timeAmount(_ seconds: TimeInterval) -> TimeAmount? {
+        guard !seconds.isNaN else { return nil }
+        return .nanoseconds(Int64(min(max(seconds, 0), longestTimeout) * 1_000_000_000))
+    }
 
     // MARK: - Errors
 

@@ -100,8 +100,10 @@ public struct SessionConfiguration: Sendable {
     /// The engine configuration this session configuration implies.
     func engineConfiguration(verifier: (any ServerTrustVerifier)?) -> EngineConfiguration {
         var configuration = EngineConfiguration()
-        configuration.idleTimeout = .nanoseconds(Int64(timeoutIntervalForRequest * 1_000_000_000))
-        configuration.connectTimeout = .nanoseconds(Int64(connectTimeout * 1_000_000_000))
+        // Through SessionBridge.timeAmount: any number a caller sets (infinite, NaN) converts
+        // without trapping; NaN keeps the engine's default.
+        if let idle = SessionBridge.timeAmount(timeoutIntervalForRequest) { configuration.idleTimeout = idle }
+        if let connect = SessionBridge.timeAmount(connectTimeout) { configuration.connectTimeout = connect }
         configuration.maximumConnectionsPerHost = httpMaximumConnectionsPerHost
         configuration.maximumIdleConnectionsPerHost = httpMaximumConnectionsPerHost
         configuration.decompression = decompressesResponses ? .enabled() : .disabled
