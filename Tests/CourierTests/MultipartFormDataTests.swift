@@ -165,6 +165,18 @@ import FoundationNetworking
         #expect(MultipartFormData.suggestedDelay == 0.2)
     }
 
+    /// A throttle delay is the caller's number: an infinite one pauses (until the writer is
+    /// cancelled) instead of trapping when converted to nanoseconds.
+    @Test func anInfiniteThrottleDelayPausesUntilCancelled() async throws {
+        let form = MultipartFormData(boundary: "B")
+        form.appendPart(fileData: Data(repeating: 1, count: 10_000), name: "f", fileName: "f", mimeType: "x/y")
+        form.throttleBandwidth(packetSize: 4_096, delay: .infinity)
+        let writer = Task { try await form.writeBody { (_: Data) in } }
+        try await Task.sleep(for: .milliseconds(100))
+        writer.cancel()
+        await #expect(throws: CancellationError.self) { try await writer.value }
+    }
+
     @Test func serializerFlattensParametersAndSetsHeaders() async throws {
         let serializer = HTTPRequestSerializer()
         let request = try serializer.multipartFormRequest(

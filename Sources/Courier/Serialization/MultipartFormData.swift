@@ -237,7 +237,7 @@ public final class MultipartFormData: Sendable {
                 let end = min(offset + packetSize, chunk.byteCount)
                 try await sink(chunk.bytes(offset..<end))
                 offset = end
-                if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+                if delay > 0 { try await Task.sleep(nanoseconds: BlockingRead.nanoseconds(delay)) }
             }
         }
 
