@@ -23,13 +23,15 @@ extension ConnectionFactory {
     }
 
     /// The settings this client announces: no server push, the configured stream window and
-    /// header-list limit.
+    /// header-list limit, each brought into its protocol range (a SETTINGS value is 32 bits;
+    /// `HTTP2Setting` traps on a larger one).
     private var initialSettings: HTTP2Settings {
         [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
             HTTP2Setting(parameter: .enablePush, value: 0),
             HTTP2Setting(parameter: .initialWindowSize, value: max(65_535, min(configuration.http2StreamWindowSize, Int(Int32.max)))),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: max(1024, configuration.http2MaximumHeaderListSize)),
+            HTTP2Setting(
+                parameter: .maxHeaderListSize, value: max(1024, min(configuration.http2MaximumHeaderListSize, Int(UInt32.max)))),
         ]
     }
 

@@ -171,6 +171,23 @@ struct EngineHTTP2Tests {
         }
     }
 
+    /// The caller's HTTP/2 limits at their extremes are brought into the protocol's range
+    /// (SETTINGS values are 32-bit): a connection opens and carries a request either way.
+    @Test(arguments: [Int.max, Int(UInt32.max) + 1, 0, Int.min])
+    func configuredHTTP2LimitsAtTheirExtremesStillConnect(_ limit: Int) async throws {
+        var configuration = EngineConfiguration()
+        configuration.httpVersion = .http2PriorKnowledge
+        configuration.http2MaximumHeaderListSize = limit
+        configuration.http2StreamWindowSize = limit
+        configuration.maximumConcurrentStreamsPerConnection = limit
+        try await withEngine(server: .init(http2: .init(cleartext: true)), engine: configuration) { engine, server in
+            let response = try await engine.collect(EngineRequest(url: server.url("/bytes/70000")))
+            #expect(response.head.status == .ok)
+            #expect(response.body.readableBytes == 70_000)
+            #expect(response.metrics.networkProtocolName == "h2")
+        }
+    }
+
     @Test func aWindowThatNeverOpensTimesOutTheUploadOnly() async throws {
         let serverConfiguration = TestServer.Configuration(tls: .valid, http2: .init(initialWindowSize: 0))
         try await withEngine(server: serverConfiguration, engine: try trusting()) { engine, server in
