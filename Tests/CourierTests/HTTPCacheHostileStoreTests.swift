@@ -181,6 +181,35 @@ struct HTTPCacheHostileStoreTests {
         #expect(try Data(contentsOf: victim) == Self.victimBytes)
     }
 
+    /// A directory, or a link to one outside the cache, where a metadata file or a body is
+    /// (named as the store names them): the entry is dropped, and nothing in the directory or
+    /// behind the link is read or removed.
+    @Test func directoriesAndLinksToThemNamedLikeEntriesAreNotEmptied() throws {
+        let (outside, victim) = try Self.victimOutside()
+        defer { try? FileManager.default.removeItem(at: outside) }
+        let manager = FileManager.default
+        for (asLink, whichFile) in [(false, "meta"), (true, "meta"), (false, "body"), (true, "body")] {
+            let (directory, meta, body) = try Self.folder { _ in }
+            defer { try? manager.removeItem(at: directory) }
+            let replaced = whichFile == "meta" ? meta : body
+            try manager.removeItem(at: replaced)
+            let inside = replaced.appendingPathComponent("inside")
+            if asLink {
+                try manager.createSymbolicLink(at: replaced, withDestinationURL: outside)
+            } else {
+                try manager.createDirectory(at: replaced, withIntermediateDirectories: false)
+                try Self.victimBytes.write(to: inside)
+            }
+            let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+            #expect(reopened.stored(key: "http://h/bad", requestHeaders: [:]) == nil, "\(whichFile) link \(asLink)")
+            #expect(Store.body(of: reopened.stored(key: "http://h/good", requestHeaders: [:])) == Store.bytes(100))
+            #expect((try? Data(contentsOf: victim)) == Self.victimBytes, "\(whichFile) link \(asLink): the file behind the link")
+            if !asLink {
+                #expect((try? Data(contentsOf: inside)) == Self.victimBytes, "\(whichFile): the file in the directory")
+            }
+        }
+    }
+
     @Test func hugeOrGarbledMetadataIsDropped() throws {
         for contents in [
             Data(count: 2 << 20),  // 2 MiB of zeros

@@ -81,7 +81,7 @@ final class DiskCacheStore: Sendable {
         // Only names the store writes are swept: the folder may be one that holds other files.
         for leftover in (try? manager.contentsOfDirectory(atPath: temporaryDirectory.path)) ?? []
         where Self.isValidID(leftover) || Self.isTemporaryMetadataName(leftover) {
-            try? manager.removeItem(at: temporaryDirectory.appendingPathComponent(leftover))
+            Self.removeFile(temporaryDirectory.appendingPathComponent(leftover))
         }
         // Names and times first (nothing is read): then, newest first, entries are read and
         // checked while they fit in the capacity; the older ones would be evicted at once, so
@@ -101,7 +101,7 @@ final class DiskCacheStore: Sendable {
         for candidate in candidates {
             let url = entriesDirectory.appendingPathComponent(candidate.file)
             if full {
-                try? manager.removeItem(at: url)
+                Self.removeFile(url)
                 continue
             }
             metadataFilesRead.add(1, ordering: .relaxed)
@@ -110,13 +110,13 @@ final class DiskCacheStore: Sendable {
                 let bodySize = Self.fileSize(bodiesDirectory.appendingPathComponent(entry.bodyID)), bodySize == entry.bodyLength,
                 let metaSize = Self.fileSize(url)
             else {
-                try? manager.removeItem(at: url)
+                Self.removeFile(url)
                 continue
             }
             guard total + metaSize + bodySize <= capacity else {
                 // Least recently used from here on: evicted (its body goes with the orphans).
                 full = true
-                try? manager.removeItem(at: url)
+                Self.removeFile(url)
                 continue
             }
             total += metaSize + bodySize
@@ -125,7 +125,7 @@ final class DiskCacheStore: Sendable {
         }
         for body in (try? manager.contentsOfDirectory(atPath: bodiesDirectory.path)) ?? []
         where Self.isValidID(body) && !referenced.contains(body) {
-            try? manager.removeItem(at: bodiesDirectory.appendingPathComponent(body))
+            Self.removeFile(bodiesDirectory.appendingPathComponent(body))
         }
         state.withLock { state in
             for item in found.reversed() {  // oldest first: the newest is the most recently used
@@ -192,7 +192,7 @@ final class DiskCacheStore: Sendable {
 
     /// Removes a temporary body that won't be committed.
     func discardBodyFile(id: String) {
-        try? FileManager.default.removeItem(at: temporaryDirectory.appendingPathComponent(id))
+        Self.removeFile(temporaryDirectory.appendingPathComponent(id))
     }
 
     /// Commits `entry` with the temporary body `entry.bodyID` (already closed): the body moves
@@ -217,19 +217,19 @@ final class DiskCacheStore: Sendable {
         }
         return state.withLock { state -> Bool in
             guard rename(bodyTemporary.path, bodiesDirectory.appendingPathComponent(entry.bodyID).path) == 0 else {
-                try? FileManager.default.removeItem(at: metaTemporary)
+                Self.removeFile(metaTemporary)
                 discardBodyFile(id: entry.bodyID)
                 return false
             }
             guard rename(metaTemporary.path, entriesDirectory.appendingPathComponent("\(name).meta").path) == 0 else {
-                try? FileManager.default.removeItem(at: metaTemporary)
-                try? FileManager.default.removeItem(at: bodiesDirectory.appendingPathComponent(entry.bodyID))
+                Self.removeFile(metaTemporary)
+                Self.removeFile(bodiesDirectory.appendingPathComponent(entry.bodyID))
                 return false
             }
             if let old = state.items[name] {
                 state.usage -= old.size
                 if old.entry.bodyID != entry.bodyID {
-                    try? FileManager.default.removeItem(at: bodiesDirectory.appendingPathComponent(old.entry.bodyID))
+                    Self.removeFile(bodiesDirectory.appendingPathComponent(old.entry.bodyID))
                 }
             }
             state.clock += 1
@@ -253,7 +253,7 @@ final class DiskCacheStore: Sendable {
             guard let old = state.items[name], old.entry.bodyID == entry.bodyID,
                 rename(metaTemporary.path, entriesDirectory.appendingPathComponent("\(name).meta").path) == 0
             else {
-                try? FileManager.default.removeItem(at: metaTemporary)
+                Self.removeFile(metaTemporary)
                 return
             }
             let size = entry.bodyLength + Int64(metadata.count)
@@ -285,8 +285,8 @@ final class DiskCacheStore: Sendable {
         state.usage -= item.size
         state.names[item.entry.key]?.remove(name)
         if state.names[item.entry.key]?.isEmpty == true { state.names[item.entry.key] = nil }
-        try? FileManager.default.removeItem(at: entriesDirectory.appendingPathComponent("\(name).meta"))
-        try? FileManager.default.removeItem(at: bodiesDirectory.appendingPathComponent(item.entry.bodyID))
+        Self.removeFile(entriesDirectory.appendingPathComponent("\(name).meta"))
+        Self.removeFile(bodiesDirectory.appendingPathComponent(item.entry.bodyID))
     }
 
     private func evict(_ state: inout State) {
@@ -372,6 +372,12 @@ final class DiskCacheStore: Sendable {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         return (handle, Int64(status.st_size))
+    }
+
+    /// Removes the file or link at `url`, never a directory (the store writes none: one named
+    /// like its files is someone else's, and would be emptied with everything in it).
+    private static func removeFile(_ url: URL) {
+        _ = unlink(url.path)
     }
 
     private static func fileSize(_ url: URL) -> Int64? {
