@@ -1,0 +1,206 @@
+import CourierEngine
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// HTTP/2 (h2c prior knowledge) against a raw server that misbehaves at the frame level: it
+/// closes the connection, or sends `GOAWAY` naming no stream, while a burst of requests is
+/// being started (streams queued in `HTTP2Connection`'s pending starts). Every request must
+/// end, with a typed error, never hang.
+@Suite("HTTPEngine HTTP/2 hostile server")
+struct EngineHTTP2HostileServerTests {
+    enum Behaviour: Sendable {
+        /// Answers this many streams with an empty 200, then closes the socket on the next HEADERS.
+        case closeOnHeaders(after: Int)
+        /// Answers this many streams with an empty 200, then answers the next HEADERS with
+        /// `GOAWAY` (NO_ERROR) naming the last stream answered, and keeps the socket open.
+        case goAway(after: Int)
+        /// Announces `SETTINGS_MAX_CONCURRENT_STREAMS` 0 and never raises it.
+        case noStreamsAllowed
+    }
+
+    /// Sends `count` requests at once; returns each one's error (nil: it succeeded). Hangs are
+    /// bounded: a request still running after `bound` seconds is reported as an issue.
+    /// With `warmUp`, one request first opens the connection (and must succeed), so the burst
+    /// is submitted from off the loop to a live connection: its streams start in batches.
+    private func burst(
+        _ count: Int, behaviour: Behaviour, warmUp: Bool = false, idleTimeout: TimeAmount? = nil
+    ) async throws -> [EngineError?] {
+        let server = try await RawHTTP2Server.start(behaviour)
+        var configuration = EngineConfiguration()
+        configuration.httpVersion = .http2PriorKnowledge
+        let engine = try HTTPEngine(configuration: configuration)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/get"))
+        if warmUp {
+            let first = try await engine.collect(EngineRequest(url: url))
+            #expect(first.head.status == .ok)
+        }
+        let results = await withTaskGroup(of: [EngineError?]?.self) { group in
+            group.addTask {
+                await withTaskGroup(of: EngineError?.self) { requests in
+                    for _ in 0..<count {
+                        requests.addTask {
+                            await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: idleTimeout)) }
+                        }
+                    }
+                    return await requests.reduce(into: []) { $0.append($1) }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(120))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        await engine.shutdown()
+        try await server.close()
+        #expect(results != nil, "requests still running after 120 s")
+        return results ?? []
+    }
+
+    @Test(arguments: [false, true])
+    func aServerClosingOnHeadersFailsEveryRequest(warmUp: Bool) async throws {
+        let errors = try await burst(40, behaviour: .closeOnHeaders(after: warmUp ? 1 : 0), warmUp: warmUp)
+        #expect(errors.count == 40)
+        for error in errors {
+            #expect(error != nil && error != .shutDown, "got \(String(describing: error))")
+        }
+    }
+
+    /// `GOAWAY` naming none of the burst's streams: each request was unprocessed and is retried
+    /// on a new connection, which answers one stream (with the warm-up) and sends `GOAWAY`
+    /// too, until the retries run out: every request ends, answered or refused.
+    @Test(arguments: [false, true])
+    func aGoAwayRefusingTheBurstEndsEveryRequest(warmUp: Bool) async throws {
+        let errors = try await burst(40, behaviour: .goAway(after: warmUp ? 1 : 0), warmUp: warmUp)
+        #expect(errors.count == 40)
+        for error in errors {
+            guard let error else {
+                #expect(warmUp, "only a connection that answers a stream can serve one")
+                continue
+            }
+            guard case .connectionLost(let reason) = error else {
+                Issue.record("expected a refusal, got \(error)")
+                continue
+            }
+            #expect(reason.contains("refused"))
+        }
+        #expect(errors.contains { $0 != nil })
+    }
+
+    @Test func aServerAllowingNoStreamsTimesRequestsOut() async throws {
+        let errors = try await burst(5, behaviour: .noStreamsAllowed, idleTimeout: .seconds(1))
+        #expect(errors.count == 5)
+        for error in errors {
+            #expect(error != nil && error != .shutDown, "got \(String(describing: error))")
+        }
+    }
+}
+
+/// A loopback TCP server speaking just enough HTTP/2 to misbehave: it sends its SETTINGS,
+/// acknowledges the client's, and reacts to the first HEADERS as its behaviour says.
+final class RawHTTP2Server: Sendable {
+    let port: Int
+    private let channel: any Channel
+    private let group: MultiThreadedEventLoopGroup
+
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup) {
+        self.port = port
+        self.channel = channel
+        self.group = group
+    }
+
+    static func start(_ behaviour: EngineHTTP2HostileServerTests.Behaviour) async throws -> RawHTTP2Server {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(RawHTTP2Handler(behaviour: behaviour))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else { throw EngineTestFailure("no port") }
+        return RawHTTP2Server(port: port, channel: channel, group: group)
+    }
+
+    func close() async throws {
+        try? await channel.close()
+        try await group.shutdownGracefully()
+    }
+}
+
+private final class RawHTTP2Handler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let behaviour: EngineHTTP2HostileServerTests.Behaviour
+    private var buffer = ByteBuffer()
+    private var prefaceSeen = false
+    private var reacted = false
+    private var answered = 0
+    private var lastAnswered: UInt32 = 0
+
+    init(behaviour: EngineHTTP2HostileServerTests.Behaviour) {
+        self.behaviour = behaviour
+    }
+
+    private static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
+        let length = payload.count
+        return [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags]
+            + [UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)] + payload
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var settings: [UInt8] = []
+        if case .noStreamsAllowed = behaviour {
+            settings = [0, 3, 0, 0, 0, 0]  // SETTINGS_MAX_CONCURRENT_STREAMS = 0
+        }
+        context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 4, payload: settings))), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var incoming = unwrapInboundIn(data)
+        buffer.writeBuffer(&incoming)
+        if !prefaceSeen {
+            guard buffer.readableBytes >= 24 else { return }
+            buffer.moveReaderIndex(forwardBy: 24)
+            prefaceSeen = true
+        }
+        while buffer.readableBytes >= 9, let header = buffer.getBytes(at: buffer.readerIndex, length: 9) {
+            let length = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
+            guard buffer.readableBytes >= 9 + length else { return }
+            buffer.moveReaderIndex(forwardBy: 9 + length)
+            let type = header[3]
+            let flags = header[4]
+            if type == 4, flags & 1 == 0 {
+                context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 4, flags: 1))), promise: nil)
+            } else if type == 1, !reacted {
+                let stream = UInt32(header[5] & 0x7F) << 24 | UInt32(header[6]) << 16 | UInt32(header[7]) << 8 | UInt32(header[8])
+                switch behaviour {
+                case .closeOnHeaders(let after) where answered < after, .goAway(let after) where answered < after:
+                    // HEADERS (END_STREAM, END_HEADERS) with `:status: 200` (HPACK static index 8).
+                    answered += 1
+                    lastAnswered = stream
+                    context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 1, flags: 5, stream: stream, payload: [0x88]))), promise: nil)
+                case .closeOnHeaders:
+                    reacted = true
+                    context.close(promise: nil)
+                    return
+                case .goAway:
+                    reacted = true
+                    let last = lastAnswered
+                    let payload = [UInt8(last >> 24), UInt8(last >> 16 & 0xFF), UInt8(last >> 8 & 0xFF), UInt8(last & 0xFF), 0, 0, 0, 0]
+                    context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 7, payload: payload))), promise: nil)
+                case .noStreamsAllowed:
+                    reacted = true
+                }
+            }
+        }
+    }
+}
