@@ -141,6 +141,9 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedQuery("a=1;next=http://h/?token=t") == "a=1;next=http://h/?token=REDACTED")
         // A ; inside a nested URL's user does not cut the URL apart: still hidden.
         #expect(rules.redactedQuery("next=http://u;a:p@h/") == "next=http://REDACTED:REDACTED@h/")
+        // Each reading hides something the other would show: the value is hidden whole.
+        #expect(rules.redactedQuery("next=http://u:p@h/;token=x") == "next=REDACTED")
+        #expect(rules.redactedQuery("http://u:p@h/;token=x") == "REDACTED")
     }
 
     @Test func queryShapeIsKept() {

@@ -130,20 +130,30 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     /// A value that holds a URL (`?next=http://u:p@h/`, also percent-encoded, or `//u:p@h/`)
     /// becomes that URL redacted, encoded as the value was; one that holds `://` and `@` without
     /// being such a URL is hidden whole, and so is a URL nested more than four deep. Parts are
-    /// split at `&`, and a part with nothing hidden also at `;` (which many servers read as `&`).
+    /// split at `&`, and also read split at `;` (which many servers read as `&`).
     public func redactedQuery(_ query: String) -> String {
         redactedQuery(query, depth: 0, nested: true)
     }
 
     private func redactedQuery(_ query: String, depth: Int, nested: Bool) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            // Many servers read `;` as `&` too: a part with nothing hidden as a whole is read
-            // again at its `;`s (not first: a `;` inside a nested URL's user must not cut it).
+            // Many servers read `;` as `&` too: a part is read whole (a `;` inside a nested
+            // URL's user must not cut it) and at its `;`s; what either reading hides is hidden.
             let whole = redactedPart(pair, depth: depth, nested: nested)
-            guard whole == pair, pair.contains(";") else { return whole }
-            return pair.split(separator: ";", omittingEmptySubsequences: false).map {
+            guard pair.contains(";") else { return whole }
+            let split = pair.split(separator: ";", omittingEmptySubsequences: false).map {
                 redactedPart($0, depth: depth, nested: nested)
             }.joined(separator: ";")
+            if split == pair { return whole }
+            if whole == pair { return split }
+            // Each reading hides something the other shows: the value is hidden whole, the
+            // name kept when it is a plain one.
+            if let equals = pair.firstIndex(of: "="), case let name = pair[..<equals], !name.contains(";"),
+                !Self.mayBeURL(String(name).removingPercentEncoding ?? String(name))
+            {
+                return "\(name)=\(Self.placeholder)"
+            }
+            return Self.placeholder
         }.joined(separator: "&")
     }
 
