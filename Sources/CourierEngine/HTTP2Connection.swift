@@ -22,8 +22,9 @@ final class HTTP2Connection: Sendable {
     private let observer: NIOLoopBound<HTTP2ConnectionObserver>
     private let settings: StreamSettings
     private let state: Mutex<State>
-    /// Requests submitted from off the loop, waiting for the task that starts them.
-    private let pendingStarts = Mutex<(queue: [RequestExecution], drainQueued: Bool)>(([], false))
+    /// Requests submitted from off the loop, waiting for the task that starts them (queued
+    /// by the submit that found this empty; that task empties it).
+    private let pendingStarts = Mutex<[RequestExecution]>([])
 
     /// What each stream's pipeline needs.
     struct StreamSettings: Sendable {
@@ -105,10 +106,8 @@ final class HTTP2Connection: Sendable {
             return
         }
         let scheduleDrain = pendingStarts.withLock { pending in
-            pending.queue.append(execution)
-            guard !pending.drainQueued else { return false }
-            pending.drainQueued = true
-            return true
+            pending.append(execution)
+            return pending.count == 1
         }
         if scheduleDrain {
             eventLoop.execute { self.startPendingStreams() }
@@ -117,10 +116,7 @@ final class HTTP2Connection: Sendable {
 
     private func startPendingStreams() {
         var batch: [RequestExecution] = []
-        pendingStarts.withLock { pending in
-            pending.drainQueued = false
-            swap(&batch, &pending.queue)
-        }
+        pendingStarts.withLock { swap(&batch, &$0) }
         for execution in batch {
             startStream(execution)
         }
