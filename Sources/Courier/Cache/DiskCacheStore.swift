@@ -105,10 +105,9 @@ final class DiskCacheStore: Sendable {
                 continue
             }
             metadataFilesRead.add(1, ordering: .relaxed)
-            guard let entry = Self.decode(url), Self.isValidID(entry.bodyID),
+            guard let (entry, metaSize) = Self.decode(url), Self.isValidID(entry.bodyID),
                 Self.entryName(key: entry.key, varied: entry.varied) + ".meta" == candidate.file,
-                let bodySize = Self.fileSize(bodiesDirectory.appendingPathComponent(entry.bodyID)), bodySize == entry.bodyLength,
-                let metaSize = Self.fileSize(url)
+                let bodySize = Self.fileSize(bodiesDirectory.appendingPathComponent(entry.bodyID)), bodySize == entry.bodyLength
             else {
                 Self.removeFile(url)
                 continue
@@ -344,8 +343,8 @@ final class DiskCacheStore: Sendable {
     /// holds what the store never writes: a status a stored response can't have (a negative
     /// one would trap in `HTTPResponseStatus` when the hit is replayed), a negative body length,
     /// or a `Content-Length` other than the body's (the replayed head would announce bytes that
-    /// never come).
-    private static func decode(_ url: URL) -> CacheEntry? {
+    /// never come). With the entry comes the file's size, as the open descriptor saw it.
+    private static func decode(_ url: URL) -> (entry: CacheEntry, size: Int64)? {
         guard let (handle, size) = openRegularFile(url), size < 1 << 20, let data = try? handle.read(upToCount: 1 << 20),
             let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.version == 1
         else { return nil }
@@ -353,7 +352,7 @@ final class DiskCacheStore: Sendable {
         guard (200...599).contains(entry.status), entry.bodyLength >= 0,
             entry.headers["content-length"] == [String(entry.bodyLength)]
         else { return nil }
-        return entry
+        return (entry, size)
     }
 
     /// A handle on the body file at `url` when it is still a regular file of `length` bytes.
