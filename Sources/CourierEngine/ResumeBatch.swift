@@ -17,8 +17,8 @@ import NIOPosix
 package final class ResumeBatch: @unchecked Sendable {
     private static let perThread = ThreadSpecificVariable<ResumeBatch>()
 
+    /// The resumes waiting for the drain (queued by the run that found this empty).
     private var pending: [() -> Void] = []
-    private var drainQueued = false
 
     /// Runs `resume` after the current loop tick when called on an event loop, else now.
     package static func run(_ resume: @escaping () -> Void) {
@@ -34,13 +34,11 @@ package final class ResumeBatch: @unchecked Sendable {
             perThread.currentValue = batch
         }
         batch.pending.append(resume)
-        guard !batch.drainQueued else { return }
-        batch.drainQueued = true
+        guard batch.pending.count == 1 else { return }
         loop.assumeIsolated().execute { batch.drain() }
     }
 
     private func drain() {
-        drainQueued = false
         // Swapped out, so a resume that leads to another one on this thread lands in the next
         // batch rather than in the array being walked; its storage is reused afterwards.
         var work: [() -> Void] = []

@@ -36,6 +36,37 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// A resume that leads to another one on the loop puts it in the next batch, which runs.
+    @Test func aResumeQueuedByAResumeRunsInTheNextBatch() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let log = Log()
+        try await group.next().submit {
+            ResumeBatch.run {
+                log.add("outer")
+                ResumeBatch.run { log.add("inner") }
+            }
+        }.get()
+        try await group.next().submit {}.get()
+        try await group.next().submit {}.get()
+        #expect(log.all == ["outer", "inner"])
+        try await group.shutdownGracefully()
+    }
+
+    /// Resumes queued on a loop whose group is shutting down still run (the loop drains its
+    /// own tasks before its thread exits): no awaiting caller is left hanging.
+    @Test func resumesQueuedAsTheGroupShutsDownStillRun() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let ran = Mutex(0)
+        for _ in 0..<100 {
+            loop.execute {
+                ResumeBatch.run { ran.withLock { $0 += 1 } }
+            }
+        }
+        try await group.shutdownGracefully()
+        #expect(ran.withLock { $0 } == 100)
+    }
+
     @Test func offALoopTheResumeRunsAtOnce() {
         let log = Log()
         ResumeBatch.run { log.add("now") }
