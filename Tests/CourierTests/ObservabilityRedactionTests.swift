@@ -130,6 +130,10 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedQuery("next=%5C%5Cu:p@h/") == "next=REDACTED")
         #expect(rules.redactedQuery("next=/%5Cu:p@h/") == "next=REDACTED")
         #expect(rules.redactedQuery("next=%0A//u:p@h/") == "next=REDACTED")
+        // A sensitive parameter of such a URL (no credentials in it): hidden too, whole.
+        #expect(rules.redactedQuery("next=%5C%5Ch/?token=t") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=%20http://h/?token=t") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=%5C%5Ch/?page=2") == "next=%5C%5Ch/?page=2")  // nothing to hide: kept
         #expect(rules.redactedQuery("next=/path/a@b&to=%5Cdocs") == "next=/path/a@b&to=%5Cdocs")  // nothing URL-like: kept
     }
 

@@ -198,15 +198,21 @@ public struct ObservabilityRedaction: Sendable, Equatable {
         // Each reading that is a URL with a host is checked for what it shows itself; only
         // the deepest is shown, so only its nested URLs are read in turn (one reading per
         // level, not every combination of them).
-        let urls: [(layer: Int, url: URL?)] = candidates.map { layer in
-            guard let url = URL(string: readings[layer]), let host = url.host, !host.isEmpty else { return (layer, nil) }
-            return (layer, url)
+        func withHost(_ string: String) -> URL? {
+            guard let url = URL(string: string), let host = url.host, !host.isEmpty else { return nil }
+            return url
+        }
+        // As written, or as a browser cleans it (`\\h/?token=t` is `//h/?token=t` to it): one
+        // read only once cleaned is checked, never shown (hidden whole when it hides something).
+        let urls: [(layer: Int, url: URL?, cleaned: Bool)] = candidates.map { layer in
+            if let url = withHost(readings[layer]) { return (layer, url, false) }
+            return (layer, withHost(Self.browserCleaned(readings[layer])), true)
         }
         let deepestLayer = urls.last { $0.url != nil }?.layer
         var somethingToHide = false
         var deepestURL: (layer: Int, redacted: String, changed: Bool)?
-        var deepestOpaque = -1  // the deepest reading with `@` that is not a URL with a host
-        for (layer, url) in urls {
+        var deepestOpaque = -1  // the deepest reading with something to hide that can't be shown
+        for (layer, url, cleaned) in urls {
             guard let url else {
                 if readings[layer].contains("@") {
                     somethingToHide = true
@@ -216,6 +222,7 @@ public struct ObservabilityRedaction: Sendable, Equatable {
             }
             let (redacted, changed) = redactedURLReportingChange(url, depth: depth + 1, nested: layer == deepestLayer)
             somethingToHide = somethingToHide || changed
+            if cleaned, changed { deepestOpaque = layer }
             if layer == deepestLayer { deepestURL = (layer, redacted, changed) }
         }
         guard somethingToHide else { return nil }
@@ -235,16 +242,21 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     /// read as a browser's URL parser reads it first: leading C0 controls and spaces stripped,
     /// tabs and newlines dropped, `\` taken as `/` (` http:u:p@h`, `\\u:p@h/` are URLs to it).
     private static func mayBeURL(_ rawValue: String) -> Bool {
-        let value =
-            rawValue.utf8.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\\") }
-            ? String(
-                String.UnicodeScalarView(
-                    rawValue.unicodeScalars.drop { $0.value <= 0x20 }.lazy.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
-                        .map { $0 == "\\" ? "/" : $0 }))
-            : rawValue
+        let value = browserCleaned(rawValue)
         if value.contains("://") || value.hasPrefix("//") { return true }
         guard let colon = value.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
         return specialSchemes.contains(value[..<colon].lowercased())
+    }
+
+    /// `value` as a browser's URL parser first cleans it: leading C0 controls and spaces
+    /// stripped, tabs and newlines dropped, `\` taken as `/`. Only a value holding such a byte
+    /// is rebuilt.
+    private static func browserCleaned(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "\\") }) else { return value }
+        return String(
+            String.UnicodeScalarView(
+                value.unicodeScalars.drop { $0.value <= 0x20 }.lazy.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
+                    .map { $0 == "\\" ? "/" : $0 }))
     }
 
     /// WHATWG URL's special schemes (an authority follows them whatever the slashes).
