@@ -22,6 +22,14 @@ extension ConnectionFactory {
         }
     }
 
+    /// The configured stream window (also the connection's), between the protocol's initial
+    /// 65,535 and 1 GiB. Not up to the protocol's 2^31 - 1: NIOHTTP2 adds the SETTINGS change
+    /// (this size - 65,535) to the target of a stream already open when the server
+    /// acknowledges our SETTINGS, and traps on an Int32 overflow past 1 GiB.
+    private var http2WindowSize: Int {
+        max(65_535, min(configuration.http2StreamWindowSize, 1 << 30))
+    }
+
     /// The settings this client announces: no server push, the configured stream window and
     /// header-list limit, each brought into its protocol range (a SETTINGS value is 32 bits;
     /// `HTTP2Setting` traps on a larger one).
@@ -29,7 +37,7 @@ extension ConnectionFactory {
         [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
             HTTP2Setting(parameter: .enablePush, value: 0),
-            HTTP2Setting(parameter: .initialWindowSize, value: max(65_535, min(configuration.http2StreamWindowSize, Int(Int32.max)))),
+            HTTP2Setting(parameter: .initialWindowSize, value: http2WindowSize),
             HTTP2Setting(
                 parameter: .maxHeaderListSize, value: max(1024, min(configuration.http2MaximumHeaderListSize, Int(UInt32.max)))),
         ]
@@ -57,7 +65,7 @@ extension ConnectionFactory {
         let setupErrorBox = SetupErrorBox()
         let socksTarget = try await socksTarget(for: key, deadline: deadline, loop: loop)
         let settings = initialSettings
-        let windowSize = max(65_535, configuration.http2StreamWindowSize)
+        let windowSize = http2WindowSize
         let streamCap = configuration.maximumConcurrentStreamsPerConnection
 
         let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining, loop: loop)

@@ -19,6 +19,10 @@ struct EngineHTTP2HostileServerTests {
         case goAway(after: Int)
         /// Announces `SETTINGS_MAX_CONCURRENT_STREAMS` 0 and never raises it.
         case noStreamsAllowed
+        /// Acknowledges the client's SETTINGS only once the first stream's HEADERS arrived (so
+        /// the client's initial window changes while a stream is open), then answers every
+        /// stream with an empty 200.
+        case lateSettingsAck
     }
 
     /// Sends `count` requests at once; returns each one's error (nil: it succeeded). Hangs are
@@ -90,6 +94,25 @@ struct EngineHTTP2HostileServerTests {
             #expect(reason.contains("refused"))
         }
         #expect(errors.contains { $0 != nil })
+    }
+
+    /// The client's stream window at its largest (the caller configured `Int.max`): applying
+    /// it to a stream already open when the server acknowledges the SETTINGS must not overflow.
+    @Test(arguments: [Int.max, Int(Int32.max), 1 << 30 + 1])
+    func aHugeStreamWindowAcknowledgedWhileAStreamIsOpenWorks(_ window: Int) async throws {
+        let server = try await RawHTTP2Server.start(.lateSettingsAck)
+        var configuration = EngineConfiguration()
+        configuration.httpVersion = .http2PriorKnowledge
+        configuration.http2StreamWindowSize = window
+        let engine = try HTTPEngine(configuration: configuration)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/get"))
+        let error = await engineError {
+            let response = try await engine.collect(EngineRequest(url: url))
+            #expect(response.head.status == .ok)
+        }
+        await engine.shutdown()
+        try await server.close()
+        #expect(error == nil)
     }
 
     @Test func aServerAllowingNoStreamsTimesRequestsOut() async throws {
@@ -178,7 +201,15 @@ private final class RawHTTP2Handler: ChannelInboundHandler {
             buffer.moveReaderIndex(forwardBy: 9 + length)
             let type = header[3]
             let flags = header[4]
-            if type == 4, flags & 1 == 0 {
+            if case .lateSettingsAck = behaviour, type == 1 {
+                let stream = UInt32(header[5] & 0x7F) << 24 | UInt32(header[6]) << 16 | UInt32(header[7]) << 8 | UInt32(header[8])
+                if !reacted {
+                    reacted = true
+                    context.write(NIOAny(ByteBuffer(bytes: Self.frame(type: 4, flags: 1))), promise: nil)
+                }
+                context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 1, flags: 5, stream: stream, payload: [0x88]))), promise: nil)
+            } else if type == 4, flags & 1 == 0 {
+                if case .lateSettingsAck = behaviour { continue }
                 context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 4, flags: 1))), promise: nil)
             } else if type == 1, !reacted {
                 let stream = UInt32(header[5] & 0x7F) << 24 | UInt32(header[6]) << 16 | UInt32(header[7]) << 8 | UInt32(header[8])
@@ -197,7 +228,7 @@ private final class RawHTTP2Handler: ChannelInboundHandler {
                     let last = lastAnswered
                     let payload = [UInt8(last >> 24), UInt8(last >> 16 & 0xFF), UInt8(last >> 8 & 0xFF), UInt8(last & 0xFF), 0, 0, 0, 0]
                     context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 7, payload: payload))), promise: nil)
-                case .noStreamsAllowed:
+                case .noStreamsAllowed, .lateSettingsAck:
                     reacted = true
                 }
             }
