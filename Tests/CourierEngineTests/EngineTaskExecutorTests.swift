@@ -67,6 +67,45 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// The caller's event loop group shut down under running requests (before the engine):
+    /// each awaiting caller is resumed, whether its answer is being batched (`ResumeBatch`)
+    /// on a loop that is going away or its request never got a connection.
+    @Test(arguments: [false, true])
+    func aGroupShutDownUnderRunningRequestsEndsThem(h2c: Bool) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let server = try await TestServer.start(h2c ? .init(http2: .init(cleartext: true)) : .init())
+        var configuration = EngineConfiguration()
+        if h2c { configuration.httpVersion = .http2PriorKnowledge }
+        let engine = try HTTPEngine(configuration: configuration, eventLoopGroup: group)
+        let url = server.url("/drip?duration=30&numbytes=30")
+        let requests = Task {
+            await withTaskGroup(of: EngineError?.self) { tasks in
+                for _ in 0..<6 {
+                    tasks.addTask { await engineError { _ = try await engine.collect(EngineRequest(url: url)) } }
+                }
+                return await tasks.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(await eventually(within: 60) { server.requestsReceived >= 1 })
+        try await group.shutdownGracefully()
+        // Hang bound: the drip alone would take 30 s.
+        let ended = await withTaskGroup(of: [EngineError?]?.self) { race in
+            race.addTask { await requests.value }
+            race.addTask {
+                try? await Task.sleep(for: .seconds(25))
+                return nil
+            }
+            let first = await race.next() ?? nil
+            race.cancelAll()
+            return first
+        }
+        let errors = try #require(ended, "requests still waiting after their group shut down")
+        #expect(errors.count == 6)
+        #expect(errors.allSatisfy { $0 != nil })
+        await engine.shutdown()
+        try await server.shutdown()
+    }
+
     /// A request submitted from an event loop of *another* group (a server's own loops, say)
     /// must not put its connection there: only the engine's own loops carry its connections.
     @Test func aLoopOfAnotherGroupDoesNotGetTheConnection() async throws {
