@@ -254,12 +254,12 @@ struct ConnectionPoolStateMachine {
         return replacement
     }
 
-    /// An idle connection's idle timer fired.
     /// Whether `connection` is still the pool's (false once it closed).
     func hasConnection(_ connection: ConnectionID) -> Bool {
         keys[connection] != nil
     }
 
+    /// An idle connection's idle timer fired.
     mutating func idleTimeoutFired(_ connection: ConnectionID) -> ConnectionAction {
         if let key = keys[connection], let state = hosts[key]?.http2[connection] {
             return state.activeStreams == 0 ? .close(connection) : .none
