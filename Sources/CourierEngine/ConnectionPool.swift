@@ -285,6 +285,13 @@ final class ConnectionPool: Sendable {
         for connection in http2Connections {
             connection.close()
         }
+        // A connection whose channel is gone already may never say so: one the pool registered
+        // after its event loop had shut down (and closed the channel), whose loop dropped the
+        // task that wires its close callback. Forgotten now, or this would wait for ever.
+        let gone = connections.filter { !$0.channel.isActive }.map(\.id) + http2Connections.filter { !$0.channel.isActive }.map(\.id)
+        for id in gone {
+            connectionClosed(id: id)
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             shutdownPromiseLock.withLock { $0.append(continuation) }
             notifyShutdownWaitersIfDone()
