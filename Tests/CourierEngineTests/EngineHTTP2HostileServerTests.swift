@@ -41,24 +41,16 @@ struct EngineHTTP2HostileServerTests {
             let first = try await engine.collect(EngineRequest(url: url))
             #expect(first.head.status == .ok)
         }
-        let results = await withTaskGroup(of: [EngineError?]?.self) { group in
-            group.addTask {
-                await withTaskGroup(of: EngineError?.self) { requests in
-                    for _ in 0..<count {
-                        requests.addTask {
-                            await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: idleTimeout)) }
-                        }
+        // Bounded with unstructured tasks: a task group would wait for a hung child.
+        let results = await EngineTaskExecutorTests.bounded(seconds: 120) {
+            await withTaskGroup(of: EngineError?.self) { requests in
+                for _ in 0..<count {
+                    requests.addTask {
+                        await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: idleTimeout)) }
                     }
-                    return await requests.reduce(into: []) { $0.append($1) }
                 }
+                return await requests.reduce(into: []) { $0.append($1) }
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(120))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
         await engine.shutdown()
         try await server.close()
