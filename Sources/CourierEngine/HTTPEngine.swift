@@ -31,6 +31,11 @@ public final class HTTPEngine: Sendable {
 
     /// Creates an engine. Throws ``EngineError/tlsHandshakeFailed(_:)`` when the TLS settings
     /// can't be loaded (a bad trust root or client key).
+    ///
+    /// An `eventLoopGroup` you pass must outlive the engine: `await shutdown()` the engine
+    /// before shutting the group down. SwiftNIO drops work scheduled on a group that has shut
+    /// down, so a request still running then may never end (over HTTP/2 especially: its next
+    /// stream start or connection attempt is such work); `shutdown()` itself still returns.
     public init(
         configuration: EngineConfiguration = .init(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
