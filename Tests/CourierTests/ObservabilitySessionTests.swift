@@ -263,8 +263,8 @@ struct ObservabilitySessionTests {
         #expect(SessionObserver(configuration.observability) == nil)
         let manager = URLSessionManager(configuration: configuration)
         let task = manager.dataTask(with: URLRequest(url: URL(fileURLWithPath: "/")), completionHandler: nil)
-        #expect(task.delegate != nil)
-        #expect(task.delegate?.observation == nil)
+        #expect(task.delegate is TaskDelegate)
+        #expect((task.delegate as? TaskDelegate)?.observation == nil)
     }
 
     /// An awaited data task with nothing else configured handles its events on the event loop

@@ -137,6 +137,9 @@ extension URLSessionManager {
     ) async throws
         -> HeadOnlyOutcome
     {
+        if interceptor == nil, environment.runsAwaitedTasksDirectly {
+            return try await runDirectly(request, registered: registered)
+        }
         let outcome = Mutex<Result<Data, any Error>?>(nil)
         let setup = TaskSetup(
             completion: { _, object, error in
@@ -154,6 +157,31 @@ extension URLSessionManager {
             throw CourierError.connectionLost(url: request.url, reason: "no response")
         }
         return HeadOnlyOutcome(data: data, head: head, url: url, metrics: metrics)
+    }
+
+    /// ``runHeadOnly(_:interceptor:registered:)`` on a ``DirectTaskRunner``: the same task,
+    /// notifications and result, without a ``TaskDelegate``.
+    private func runDirectly(_ request: URLRequest, registered: (@Sendable (DataTask) -> Void)?) async throws -> HeadOnlyOutcome {
+        var made: DirectTaskRunner?
+        let task = register({ DataTask(taskIdentifier: $0, request: request) }) { [environment] task in
+            let runner = DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment)
+            made = runner
+            return runner
+        }
+        guard let runner = made else {
+            throw CourierError.connectionLost(url: request.url, reason: "the task ended without a result")
+        }
+        registered?(task)
+        let ended = await runner.exchange()
+        // As a data task's end: the raw body is the object (no serializer runs for a head-only task).
+        runner.finish(
+            response: nil, object: ended.error == nil ? ended.data : nil, error: ended.error, data: ended.data,
+            serializer: environment.responseSerializer)
+        if let error = ended.error { throw error }
+        guard let head = ended.head, let url = ended.url else {
+            throw CourierError.connectionLost(url: request.url, reason: "no response")
+        }
+        return HeadOnlyOutcome(data: ended.data, head: head, url: url, metrics: ended.metrics)
     }
 }
 

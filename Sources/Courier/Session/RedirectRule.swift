@@ -46,6 +46,15 @@ public enum RedirectRule {
         return redirected
     }
 
+    /// The request the session follows a response with: `statusCode` is one of
+    /// ``redirectStatusCodes``, `location` (the `Location` field) is a usable URL, and redirects
+    /// are allowed at all (`maximumRedirects` > 0; the count is the task's to keep). Nil:
+    /// the response is delivered as it is.
+    static func followed(from request: URLRequest, statusCode: Int, location: String?, maximumRedirects: Int) -> URLRequest? {
+        guard redirectStatusCodes.contains(statusCode), let location, maximumRedirects > 0 else { return nil }
+        return redirectedRequest(from: request, statusCode: statusCode, location: location)
+    }
+
     /// The headers a redirect to another origin drops: they carry credentials.
     public static let crossOriginSensitiveHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 

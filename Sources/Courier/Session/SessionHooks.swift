@@ -80,6 +80,15 @@ struct SessionHooks: Sendable {
     var downloadTaskDidFinishDownloading: (@Sendable (DownloadTask, URL) -> URL?)?
     var downloadTaskDidWriteData: (@Sendable (DownloadTask, Int64, Int64, Int64) -> Void)?
     var downloadTaskDidResume: (@Sendable (DownloadTask, Int64, Int64) -> Void)?
+
+    /// Whether a block is set that a data or upload task's exchange calls (the head, the body,
+    /// a redirect, a challenge, a replayed body, sent bytes, metrics); the download blocks and
+    /// the completion block are not among them.
+    var watchExchanges: Bool {
+        taskDidSendBodyData != nil || taskWillPerformHTTPRedirection != nil || taskDidReceiveChallenge != nil
+            || dataTaskDidReceiveResponse != nil || dataTaskDidReceiveData != nil || dataTaskDidBecomeDownloadTask != nil
+            || taskDidFinishCollectingMetrics != nil || taskNeedNewBodyStream != nil
+    }
 }
 
 /// Receives a session's events, typed (Alamofire's `EventMonitor` is the model). Every method

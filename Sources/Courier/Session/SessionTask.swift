@@ -91,7 +91,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     public let originalRequest: URLRequest?
     let snapshot: SharedSnapshot
     /// Set right after creation by the manager; the object that runs the task.
-    let delegateBox = Mutex<TaskDelegate?>(nil)
+    let delegateBox = Mutex<(any TaskDriver)?>(nil)
 
     init(taskIdentifier: Int, request: URLRequest) {
         self.taskIdentifier = taskIdentifier
@@ -107,7 +107,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         self.snapshot = other.snapshot
     }
 
-    var delegate: TaskDelegate? { delegateBox.withLock { $0 } }
+    var delegate: (any TaskDriver)? { delegateBox.withLock { $0 } }
 
     // MARK: - State
 

@@ -12,7 +12,7 @@ import Synchronization
 /// redirects and answers authentication challenges, gathers the data (or writes the download
 /// file), owns the two `Progress` objects, runs the response serializer off the event loop,
 /// and calls the completion exactly once on the manager's completion queue.
-final class TaskDelegate: Sendable {
+final class TaskDelegate: TaskDriver {
     enum Kind: Sendable {
         case data
         case upload
@@ -82,13 +82,6 @@ final class TaskDelegate: Sendable {
     /// Logs, metrics and spans of this task, or nil (no observability configured: nothing is
     /// paid). See ``TaskObservation``.
     let observation: TaskObservation?
-
-    /// The upload progress (total from the expected counts; when unknown, the request's
-    /// Content-Length).
-    var uploadProgress: Progress { progress.object(.upload) }
-
-    /// The download progress.
-    var downloadProgress: Progress { progress.object(.download) }
 
     init(kind: Kind, task: SessionTask, body: RequestBody?, environment: TaskEnvironment, setup: TaskSetup) {
         self.finisher = setup.finisher
@@ -279,11 +272,7 @@ final class TaskDelegate: Sendable {
         // Checked in place under the settings lock: a copy of every block would retain and
         // release each of them per request.
         return environment.settings.withLock { settings in
-            settings.monitors.isEmpty && settings.hooks.taskDidSendBodyData == nil
-                && settings.hooks.taskWillPerformHTTPRedirection == nil && settings.hooks.taskDidReceiveChallenge == nil
-                && settings.hooks.dataTaskDidReceiveResponse == nil && settings.hooks.dataTaskDidReceiveData == nil
-                && settings.hooks.dataTaskDidBecomeDownloadTask == nil
-                && settings.hooks.taskDidFinishCollectingMetrics == nil && settings.hooks.taskNeedNewBodyStream == nil
+            settings.monitors.isEmpty && !settings.hooks.watchExchanges
         }
     }
 
@@ -351,9 +340,9 @@ final class TaskDelegate: Sendable {
         environment.storeCookies(from: head.headers, for: request, url: url)
 
         // Redirects are the session's job, not the engine's.
-        if RedirectRule.redirectStatusCodes.contains(status), let location = head.headers.first(name: "location"),
-            environment.configuration.maximumRedirects > 0,
-            let proposed = RedirectRule.redirectedRequest(from: request, statusCode: status, location: location)
+        if let proposed = RedirectRule.followed(
+            from: request, statusCode: status, location: head.headers.first(name: "location"),
+            maximumRedirects: environment.configuration.maximumRedirects)
         {
             let next: URLRequest?
             if let hook = willRedirect, let response = response() {
@@ -493,11 +482,7 @@ final class TaskDelegate: Sendable {
 
     /// The error a task ending with `ending` reports.
     private func reportedError(_ ending: TaskStateMachine.Ending) -> CourierError {
-        switch ending {
-        case .error(let error): return error
-        case .cancelled: return .cancelled(url: task.currentRequest?.url)
-        case .engine(let error): return CourierError(error, url: task.currentRequest?.url)
-        }
+        ending.reportedError(url: task.currentRequest?.url)
     }
 
     private func startNextHop(_ next: URLRequest) {
@@ -517,19 +502,13 @@ final class TaskDelegate: Sendable {
     /// from the need-new-body-stream block, else from the task's own factory (multipart forms).
     /// False: nothing to send.
     func prepareBodyForNextHop(_ next: URLRequest, previousMethod: String) -> Bool {
-        guard let current = run.withLock({ $0.body }) else { return true }
-        switch BodyReplayRule.decide(previousMethod: previousMethod, nextMethod: next.httpMethod, isReplayable: current.isReplayable) {
-        case .drop:
-            run.withLock { $0.body = nil }
-            return true
-        case .keep:
-            return true
-        case .needsFreshBody:
-            let fresh = environment.hooks.taskNeedNewBodyStream?(task) ?? bodyFactory?()
-            guard let fresh else { return false }
-            run.withLock { $0.body = fresh }
-            return true
+        let current = run.withLock { $0.body }
+        let body = BodyReplayRule.body(current, previousMethod: previousMethod, nextMethod: next.httpMethod) {
+            environment.hooks.taskNeedNewBodyStream?(task) ?? bodyFactory?()
         }
+        guard let body else { return false }
+        run.withLock { $0.body = body }
+        return true
     }
 
     // MARK: - Completion

@@ -58,6 +58,18 @@ final class TaskEnvironment: Sendable {
     /// The schemes it may answer (``URLSessionManager/credentialSchemes``).
     var credentialSchemes: AuthenticationSchemes { settings.withLock { $0.credentialSchemes } }
 
+    /// Whether an awaited data task may run on ``DirectTaskRunner`` instead of a
+    /// ``TaskDelegate``: nothing is configured that the delegate's generality exists for (an
+    /// interceptor, the HTTP cache, observability, an event monitor, a block an exchange calls,
+    /// the session credential). Read when such a task is made.
+    var runsAwaitedTasksDirectly: Bool {
+        guard configuration.cache == nil, observer == nil else { return false }
+        return settings.withLock { settings in
+            settings.interceptor == nil && settings.monitors.isEmpty && settings.credential == nil
+                && !settings.hooks.watchExchanges
+        }
+    }
+
     // MARK: - Cookies
 
     /// Stores the cookies a response sets (each `Set-Cookie` field on its own: their dates hold

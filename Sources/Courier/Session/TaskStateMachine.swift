@@ -147,6 +147,15 @@ struct TaskStateMachine {
         case cancelled
         /// The engine's failure, mapped with the current request's URL.
         case engine(EngineError)
+
+        /// The error a task ending this way reports; `url` is its current request's.
+        func reportedError(url: URL?) -> CourierError {
+            switch self {
+            case .error(let error): return error
+            case .cancelled: return .cancelled(url: url)
+            case .engine(let error): return CourierError(error, url: url)
+            }
+        }
     }
 
     enum EndAction {

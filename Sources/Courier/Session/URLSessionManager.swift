@@ -220,6 +220,14 @@ public class URLSessionManager: @unchecked Sendable {
     }
 
     func register<T: SessionTask>(_ make: (Int) -> T, kind: TaskDelegate.Kind, body: RequestBody?, setup: TaskSetup) -> T {
+        register(make) { [environment] task in
+            TaskDelegate(kind: kind, task: task, body: body, environment: environment, setup: setup)
+        }
+    }
+
+    /// Makes a task with the next identifier, puts it in the task list (unless the session was
+    /// invalidated: then it fails when resumed) and gives it the driver `drive` makes for it.
+    func register<T: SessionTask>(_ make: (Int) -> T, driver drive: (T) -> any TaskDriver) -> T {
         let (task, invalidated): (T, Bool) = registry.withLock { registry in
             registry.nextIdentifier += 1
             let task = make(registry.nextIdentifier)
@@ -227,8 +235,8 @@ public class URLSessionManager: @unchecked Sendable {
             return (task, registry.invalidated)
         }
         task.taskDescription = managerTag
-        let delegate = TaskDelegate(kind: kind, task: task, body: body, environment: environment, setup: setup)
-        task.delegateBox.withLock { $0 = delegate }
+        let driver = drive(task)
+        task.delegateBox.withLock { $0 = driver }
         if invalidated {
             // AFN: an invalidated session can't start tasks; the task fails when resumed.
             task.snapshot.withLock { $0.currentRequest = nil }
