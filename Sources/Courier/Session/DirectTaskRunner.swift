@@ -10,8 +10,8 @@ import Synchronization
 /// Runs an awaited data task straight on the engine, for a manager that has nothing a
 /// ``TaskDelegate`` exists for (see ``TaskEnvironment/runsAwaitedTasksDirectly``): the awaiting
 /// Swift task sends each hop and waits for its end; the engine's events are handled where they
-/// arrive (an event loop), with one lock per event and no callback queue, progress object or
-/// per-event snapshot update.
+/// arrive (an event loop), with no callback queue, no thread hop and no reads of the manager's
+/// settings per event.
 ///
 /// Everything a user can see stays as ``TaskDelegate`` makes it: the task is in the manager's
 /// ``URLSessionManager/tasks`` while it runs, and `resume`, `suspend` and `cancel` on it work;
@@ -245,8 +245,10 @@ final class DirectTaskRunner: TaskDriver {
         case .bodyPart(let buffer):
             let failure: (EngineTask?, CourierError)? = state.withLock { state in
                 switch state.machine.receivedBodyChunk(count: buffer.readableBytes) {
-                case .gather:
+                case .gather(let received):
                     buffer.withUnsafeReadableBytes { state.data.append(contentsOf: $0) }
+                    task.snapshot.withLock { $0.countOfBytesReceived = received }
+                    progress.update(.download, total: nil, completed: received, notify: false)
                     return nil
                 case .failBodyTooLarge(let limit, let received):
                     let error = CourierError.responseBodyTooLarge(url: request.url, limit: limit, contentLength: nil, received: received)
@@ -275,6 +277,8 @@ final class DirectTaskRunner: TaskDriver {
             return
         }
         let expectedLength = ResponseHeadBridge.expectedLength(of: head)
+        task.snapshot.withLock { $0.countOfBytesExpectedToReceive = expectedLength }
+        progress.update(.download, total: expectedLength, completed: 0, notify: false)
         let engineTask: EngineTask? = state.withLock { state in
             state.head = head
             state.expectedLength = expectedLength
