@@ -48,6 +48,17 @@ extension ResponseSerializer {
         let result = serializeResponse(response, data: data)
         return SerializedResponse(object: result.object.map { $0 as any Sendable }, error: result.error)
     }
+
+    /// What a completed task hands out for `response` and `data`: a built-in serializer reads
+    /// the response through ``SerializerInput``; any other gets the response itself. A nil
+    /// wrapped in `Optional` becomes nil (``TaskDelegate/unwrapOptional(_:)``).
+    func serializeForCompletion(_ response: HTTPURLResponse?, data: Data?) -> (object: (any Sendable)?, error: CourierError?) {
+        if let builtIn = self as? any InputSerializing {
+            return builtIn.serializeForTask(response.map(SerializerInput.init), data: data)
+        }
+        let result = serializeResponseErased(response, data: data)
+        return (TaskDelegate.unwrapOptional(result.object), result.error)
+    }
 }
 
 /// The outcome of ``ResponseSerializer/serializeResponse(_:data:)``: an object, an error, or

@@ -306,3 +306,18 @@ final class DirectTaskRunner: TaskDriver {
         ResumeBatch.run { waiter.resume(returning: action) }
     }
 }
+
+extension URLSessionManager {
+    /// Registers a data task for `request` run by a ``DirectTaskRunner`` (the caller checked
+    /// ``TaskEnvironment/runsAwaitedTasksDirectly``); not started: ``DirectTaskRunner/exchange()`` starts it.
+    func registerDirectTask(_ request: URLRequest) -> (DataTask, DirectTaskRunner) {
+        var made: DirectTaskRunner?
+        let task = register({ DataTask(taskIdentifier: $0, request: request) }) { [environment] task in
+            let runner = DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment)
+            made = runner
+            return runner
+        }
+        // `register` calls the closure before it returns.
+        return (task, made ?? DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment))
+    }
+}

@@ -53,6 +53,9 @@ extension URLSessionManager {
     func run(_ request: URLRequest, serializer: (any ResponseSerializer)?, interceptor: (any RequestInterceptor)?) async throws
         -> (object: (any Sendable)?, response: HTTPURLResponse)
     {
+        if interceptor == nil, environment.runsAwaitedTasksDirectly {
+            return try await runDirectly(request, serializer: serializer)
+        }
         let outcome = Mutex<Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>?>(nil)
         let setup = TaskSetup(
             completion: { response, object, error in
@@ -72,6 +75,26 @@ extension URLSessionManager {
             throw CourierError.connectionLost(url: request.url, reason: "the task ended without a result")
         }
         return try result.get()
+    }
+
+    /// ``run(_:serializer:interceptor:)`` on a ``DirectTaskRunner``: the same task, serializer,
+    /// notifications and result, without a ``TaskDelegate``.
+    private func runDirectly(_ request: URLRequest, serializer: (any ResponseSerializer)?) async throws
+        -> (object: (any Sendable)?, response: HTTPURLResponse)
+    {
+        let (task, runner) = registerDirectTask(request)
+        let ended = await runner.exchange()
+        let serializer = serializer ?? environment.responseSerializer
+        var object: (any Sendable)?
+        var error: (any Error)? = ended.error
+        let response = ended.head == nil ? nil : task.response
+        if error == nil {
+            (object, error) = serializer.serializeForCompletion(response, data: ended.data)
+        }
+        runner.finish(response: response, object: object, error: error, data: ended.data, serializer: serializer)
+        if let error { throw error }
+        guard let response else { throw CourierError.connectionLost(url: request.url, reason: "no response") }
+        return (object, response)
     }
 
     /// Registers a data task for `request` made with `setup`, whose end (serialization,

@@ -162,15 +162,7 @@ extension URLSessionManager {
     /// ``runHeadOnly(_:interceptor:registered:)`` on a ``DirectTaskRunner``: the same task,
     /// notifications and result, without a ``TaskDelegate``.
     private func runDirectly(_ request: URLRequest, registered: (@Sendable (DataTask) -> Void)?) async throws -> HeadOnlyOutcome {
-        var made: DirectTaskRunner?
-        let task = register({ DataTask(taskIdentifier: $0, request: request) }) { [environment] task in
-            let runner = DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment)
-            made = runner
-            return runner
-        }
-        guard let runner = made else {
-            throw CourierError.connectionLost(url: request.url, reason: "the task ended without a result")
-        }
+        let (task, runner) = registerDirectTask(request)
         registered?(task)
         let ended = await runner.exchange()
         // As a data task's end: the raw body is the object (no serializer runs for a head-only task).

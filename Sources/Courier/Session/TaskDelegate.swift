@@ -588,8 +588,7 @@ final class TaskDelegate: TaskDriver {
                 serialized = builtIn.serializeForTask(input, data: body)
             } else {
                 if hasResponse, response == nil { response = task.response }
-                let result = serializer.serializeResponseErased(response, data: body)
-                serialized = (Self.unwrapOptional(result.object), result.error)
+                serialized = serializer.serializeForCompletion(response, data: body)
             }
             object = serialized.object
             error = alreadyComplete ? nil : serialized.error
