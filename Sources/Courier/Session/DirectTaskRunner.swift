@@ -194,7 +194,6 @@ final class DirectTaskRunner: TaskDriver {
             return (state.data, state.head, state.expectedLength, state.metrics)
         }
         let responseURL = task.snapshot.withLock { snapshot -> URL? in
-            snapshot.metrics = metrics
             snapshot.countOfBytesReceived = Int64(data.count)
             guard let head, let url = snapshot.currentRequest?.url else { return nil }
             snapshot.setResponse(head: head, url: url, made: nil)
@@ -240,6 +239,7 @@ final class DirectTaskRunner: TaskDriver {
                 snapshot.countOfBytesSent = sent
                 if let expected { snapshot.countOfBytesExpectedToSend = expected }
             }
+            progress.update(.upload, total: expected, completed: sent, notify: false)
         case .responseHead(let head):
             handleHead(head, request: request)
         case .bodyPart(let buffer):
@@ -291,6 +291,7 @@ final class DirectTaskRunner: TaskDriver {
     }
 
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
+        task.snapshot.withLock { $0.metrics = metrics }  // each hop's, as a TaskDelegate's
         let (action, waiter) = state.withLock { state in
             let action = state.machine.exchangeEnded(error: error)
             state.metrics = metrics
