@@ -137,6 +137,17 @@ struct ObservabilityRedactionTests {
         #expect(rules.redactedQuery("next=/path/a@b&to=%5Cdocs") == "next=/path/a@b&to=%5Cdocs")  // nothing URL-like: kept
     }
 
+    @Test("a URL a browser reads past extra slashes (////h/, http:///h/) is read the same way: its secrets are hidden")
+    func extraSlashesBeforeTheHostHideNothing() {
+        // WHATWG URL ignores any number of slashes (and backslashes) before a special
+        // scheme's or a scheme-relative URL's host; Foundation finds no host there.
+        #expect(rules.redactedQuery("next=////h/?token=t") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=http:///h/?token=t&page=2") == "next=REDACTED&page=2")
+        #expect(rules.redactedQuery("next=https:////u:p@h/") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=%2F%2F%2Fh%2F%3Ftoken%3Dt") == "next=REDACTED")
+        #expect(rules.redactedQuery("next=////h/?page=2") == "next=////h/?page=2")  // nothing to hide: kept
+    }
+
     @Test("a sensitive name after a ; separator (read as & by many servers) is hidden too, ; kept")
     func semicolonSeparatedQueryPartsAreRedacted() {
         #expect(rules.redactedQuery("a=1;token=secret") == "a=1;token=REDACTED")

@@ -249,14 +249,29 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     }
 
     /// `value` as a browser's URL parser first cleans it: leading C0 controls and spaces
-    /// stripped, tabs and newlines dropped, `\` taken as `/`. Only a value holding such a byte
-    /// is rebuilt.
+    /// stripped, tabs and newlines dropped, `\` taken as `/`, and the extra slashes it skips
+    /// before a host (`////h/` is `//h/`, `http:///h/` is `http://h/`) dropped. Only a value
+    /// holding such a byte, or more than two slashes there, is rebuilt.
     private static func browserCleaned(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "\\") }) else { return value }
-        return String(
-            String.UnicodeScalarView(
-                value.unicodeScalars.drop { $0.value <= 0x20 }.lazy.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
-                    .map { $0 == "\\" ? "/" : $0 }))
+        guard value.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "\\") }) else { return withoutExtraSlashes(value) }
+        return withoutExtraSlashes(
+            String(
+                String.UnicodeScalarView(
+                    value.unicodeScalars.drop { $0.value <= 0x20 }.lazy.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
+                        .map { $0 == "\\" ? "/" : $0 })))
+    }
+
+    /// `value` with the slashes after two at its start, or after a special scheme's `:`,
+    /// dropped: WHATWG URL skips them before the host (Foundation finds no host there).
+    private static func withoutExtraSlashes(_ value: String) -> String {
+        let utf8 = value.utf8
+        var start = utf8.startIndex
+        if let colon = utf8.firstIndex(of: UInt8(ascii: ":")), specialSchemes.contains(value[..<colon].lowercased()) {
+            start = utf8.index(after: colon)
+        }
+        let slashes = utf8[start...].prefix { $0 == UInt8(ascii: "/") }.count
+        guard slashes > 2 else { return value }
+        return String(value[..<start]) + "//" + String(value[utf8.index(start, offsetBy: slashes)...])
     }
 
     /// WHATWG URL's special schemes (an authority follows them whatever the slashes).
