@@ -17,21 +17,30 @@ final class FileChunkReader: Sendable {
 
     let path: String
     private let descriptor: Int32
+    /// The file's size when it was opened.
+    let size: Int64
 
+    /// Opens `path` once: the descriptor is what the body is read from, whatever the path
+    /// names later. Opened without blocking (a FIFO put at the path can't hold the thread) and
+    /// checked through the descriptor, so what is checked is what is read.
     init(path: String) throws(EngineError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
             throw .invalidBody("cannot read file \(path): \(String(cString: strerror(errno)))")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw .invalidBody("\(path) is not a regular file")
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .invalidBody("cannot read file \(path): \(reason)")
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw .invalidBody("cannot open file \(path): \(String(cString: strerror(errno)))")
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw .invalidBody("\(path) is not a regular file")
         }
         self.path = path
         self.descriptor = fd
+        self.size = Int64(info.st_size)
     }
 
     deinit {

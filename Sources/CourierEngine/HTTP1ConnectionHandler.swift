@@ -330,8 +330,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             writeEnd(exchange, context: context)
         case .file(let path, let offset, let length):
             let total = exchange.expectedBodyLength ?? length ?? 0
+            let opened = exchange.execution.bodyFile
             startProducer(exchange, context: context) { writer in
-                let reader = try FileChunkReader(path: path)
+                let reader = try opened ?? FileChunkReader(path: path)
                 var position = offset
                 var remaining = total
                 while remaining > 0 {

@@ -56,10 +56,11 @@ public final class HTTPEngine: Sendable {
         let idleTimeout = request.idleTimeout ?? configuration.idleTimeout
         let target: RequestTarget
         let proxy: EngineProxy?
+        let bodyFile: FileChunkReader?
         do {
             target = try RequestTarget(url: request.url)
             proxy = try configuration.proxy(for: target)
-            try Self.validate(request)
+            bodyFile = try Self.validate(request)
         } catch {
             let execution = RequestExecution(
                 request: request,
@@ -77,6 +78,7 @@ public final class HTTPEngine: Sendable {
             waiterID: waiterID,
             idleTimeout: idleTimeout,
             proxy: proxy,
+            bodyFile: bodyFile,
             onEvent: onEvent
         )
         pool.submit(execution)
@@ -101,20 +103,15 @@ public final class HTTPEngine: Sendable {
         }
     }()
 
-    static func validate(_ request: EngineRequest) throws(EngineError) {
+    static func validate(_ request: EngineRequest) throws(EngineError) -> FileChunkReader? {
         guard !request.method.isEmpty, request.method.utf8.allSatisfy(HeaderValidation.isTokenByte) else {
             throw .invalidHeader(name: ":method", reason: "'\(request.method)' is not a valid HTTP method")
         }
         try HeaderValidation.validate(request.headers)
-        if let body = request.body, case .file(let path, let offset, let length) = body.storage {
-            let reader = try FileChunkReader(path: path)
-            _ = reader
-            if offset < 0 || (length ?? 0) < 0 {
-                throw .invalidBody("negative offset or length for \(path)")
-            }
-            if body.knownLength == nil {
-                throw .invalidBody("cannot read the size of \(path)")
-            }
+        guard let body = request.body, case .file(let path, let offset, let length) = body.storage else { return nil }
+        if offset < 0 || (length ?? 0) < 0 {
+            throw .invalidBody("negative offset or length for \(path)")
         }
+        return try FileChunkReader(path: path)
     }
 }

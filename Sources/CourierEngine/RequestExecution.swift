@@ -36,9 +36,12 @@ final class RequestExecution: Sendable {
     let key: ConnectionKey
     let waiterID: ConnectionPoolStateMachine.WaiterID
     let idleTimeout: TimeAmount
-    /// The body's length, read once on the caller's thread (for a file it takes a `stat`,
-    /// which must not happen on an event loop).
+    /// The body's length, read once on the caller's thread (for a file, from the descriptor
+    /// opened there: no `stat` on an event loop).
     let bodyLength: Int64?
+    /// A file body, opened once when the request was made: the bytes sent are that file's,
+    /// whatever its path names by the time a connection takes the request.
+    let bodyFile: FileChunkReader?
     /// How many batches of a streamed body the connection handed to the socket (flushes that
     /// carried body bytes): the upload path's batching, for diagnostics and its tests.
     let bodyWriteBatches = Atomic<Int>(0)
@@ -50,6 +53,7 @@ final class RequestExecution: Sendable {
         waiterID: ConnectionPoolStateMachine.WaiterID,
         idleTimeout: TimeAmount,
         proxy: EngineProxy? = nil,
+        bodyFile: FileChunkReader? = nil,
         onEvent: @escaping @Sendable (EngineEvent) -> Void
     ) {
         self.request = request
@@ -57,7 +61,12 @@ final class RequestExecution: Sendable {
         self.key = ConnectionKey(target, proxy: proxy)
         self.waiterID = waiterID
         self.idleTimeout = idleTimeout
-        self.bodyLength = request.body?.knownLength
+        self.bodyFile = bodyFile
+        if let bodyFile, let body = request.body, case .file(_, let offset, let length) = body.storage {
+            self.bodyLength = length ?? max(0, bodyFile.size - offset)
+        } else {
+            self.bodyLength = request.body?.knownLength
+        }
         self.state = Mutex(State(metrics: EngineMetrics(fetchStart: Date()), onEvent: onEvent))
     }
 

@@ -76,6 +76,41 @@ struct EngineUploadTests {
         }
     }
 
+    /// The file a request was made with is the one sent, even when its path is replaced while
+    /// the request waits for a connection. Opening the path again there would send the new
+    /// file or, for a FIFO put in its place, block a thread in `open` until a writer came; the
+    /// body comes from the descriptor opened when the request was made.
+    @Test func aFileReplacedWhileTheRequestWaitsIsStillTheOneSent() async throws {
+        let chunk = ByteBuffer(repeating: 0x41, count: 100 << 10)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-swapped-\(UUID()).bin").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(chunk.readableBytesView)))
+        defer {
+            // A reader stuck opening the FIFO (the bug) is let go: a writer appears, then leaves.
+            let writer = open(path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+            unlink(path)
+        }
+        var configuration = EngineConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        try await withEngine(engine: configuration) { engine, server in
+            let first = EventRecorder()
+            engine.execute(EngineRequest(url: server.url("/delay/1"))) { first.record($0) }
+            #expect(await eventually { server.requestsReceived(forPath: "/delay/1") == 1 })
+            let second = EventRecorder()
+            let upload = EngineRequest(method: "PUT", url: server.url("/upload"), body: .file(path: path), idleTimeout: .seconds(5))
+            engine.execute(upload) { second.record($0) }
+            // Queued behind the first request (one connection): its path now names a FIFO.
+            #expect(unlink(path) == 0)
+            #expect(mkfifo(path, 0o600) == 0)
+            await first.waitForEnd()
+            await second.waitForEnd()
+            #expect(second.failure == nil)
+            let outcome = try UploadOutcome(second)
+            #expect(outcome.bytes == chunk.readableBytes)
+            #expect(outcome.sha256 == UploadOutcome.sha256(of: chunk, times: 1))
+        }
+    }
+
     @Test func aPeerThatStopsReadingStopsTheProducer() async throws {
         let listener = try NonReadingListener()
         defer { listener.close() }
