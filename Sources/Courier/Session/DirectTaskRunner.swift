@@ -193,12 +193,11 @@ final class DirectTaskRunner: TaskDriver {
             }
             return (state.data, state.head, state.expectedLength, state.metrics)
         }
+        // The final head went to the task when it arrived (``handleHead(_:request:)``): not
+        // set again, which would drop a response a reader already made from it.
         let responseURL = task.snapshot.withLock { snapshot -> URL? in
             snapshot.countOfBytesReceived = Int64(data.count)
-            guard let head, let url = snapshot.currentRequest?.url else { return nil }
-            snapshot.setResponse(head: head, url: url, made: nil)
-            snapshot.countOfBytesExpectedToReceive = expectedLength
-            return url
+            return head == nil ? nil : snapshot.responseURL
         }
         progress.update(.download, total: expectedLength, completed: Int64(data.count), notify: false)
         var ended = Ended(data: data, metrics: metrics, error: ending.map { $0.reportedError(url: url) })
@@ -277,7 +276,12 @@ final class DirectTaskRunner: TaskDriver {
             return
         }
         let expectedLength = ResponseHeadBridge.expectedLength(of: head)
-        task.snapshot.withLock { $0.countOfBytesExpectedToReceive = expectedLength }
+        // The task's response from here on, as a TaskDelegate's: `task.response` reads it
+        // while the body comes in (and after a failure that follows the head).
+        task.snapshot.withLock { snapshot in
+            snapshot.setResponse(head: head, url: url, made: nil)
+            snapshot.countOfBytesExpectedToReceive = expectedLength
+        }
         progress.update(.download, total: expectedLength, completed: 0, notify: false)
         let engineTask: EngineTask? = state.withLock { state in
             state.head = head
