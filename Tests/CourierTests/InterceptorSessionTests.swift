@@ -262,21 +262,38 @@ struct InterceptorSessionTests {
     /// replayed (no loop of refreshes or requests).
     @Test func aFailedRefreshFailsEvery401WithoutReplays() async throws {
         struct RefreshFailed: Error {}
+        /// Counts the retry decisions asked of `inner` (each 401), before asking it.
+        final class CountingRetries: RequestInterceptor {
+            let inner = Mutex<AuthenticationInterceptor?>(nil)
+            let asked = Mutex(0)
+            func adapt(_ request: URLRequest, for task: SessionTask) async throws -> URLRequest {
+                guard let inner = inner.withLock({ $0 }) else { return request }
+                return try await inner.adapt(request, for: task)
+            }
+            func retry(_ task: SessionTask, dueTo error: any Error, response: HTTPURLResponse?) async -> RetryDecision {
+                asked.withLock { $0 += 1 }
+                guard let inner = inner.withLock({ $0 }) else { return .doNotRetry }
+                return await inner.retry(task, dueTo: error, response: response)
+            }
+        }
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             let refreshes = Mutex(0)
-            manager.interceptor = AuthenticationInterceptor(token: "old") { _ in
-                refreshes.withLock { $0 += 1 }
-                // Every 401 must arrive while the refresh runs: it lasts until the server has
-                // answered all 20 requests (a hang bound of 60 s), then 2 s for their 401s to
-                // reach the client. A fixed 500 ms from the first 401 was not enough in a
-                // loaded full run: later 401s came after the failure and started a second refresh.
-                for _ in 0..<600 where server.requestsReceived(forPath: "/bearer/fresh") < 20 {
+            let counting = CountingRetries()
+            counting.inner.withLock {
+                $0 = AuthenticationInterceptor(token: "old") { _ in
+                    refreshes.withLock { $0 += 1 }
+                    // Every 401 must reach the interceptor while the refresh runs: it lasts until
+                    // all 20 retry decisions were asked (a hang bound of 60 s), then 100 ms for the
+                    // last ones to pass the few synchronous steps to the running refresh.
+                    for _ in 0..<600 where counting.asked.withLock({ $0 }) < 20 {
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
                     try await Task.sleep(for: .milliseconds(100))
+                    throw RefreshFailed()
                 }
-                try await Task.sleep(for: .seconds(2))
-                throw RefreshFailed()
             }
+            manager.interceptor = counting
             let url = server.sessionURL("/bearer/fresh")
             await withTaskGroup(of: (any Error)?.self) { group in
                 for _ in 0..<20 {
