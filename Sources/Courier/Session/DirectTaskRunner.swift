@@ -43,7 +43,6 @@ final class DirectTaskRunner: TaskDriver {
         var data = Data()
         /// The final response's head (a redirect's head is never kept).
         var head: HTTPResponseHead?
-        var expectedLength: Int64 = -1
         var metrics: EngineMetrics?
         /// The awaiting Swift task, while a hop runs.
         var waiter: CheckedContinuation<TaskStateMachine.EndAction, Never>?
@@ -185,21 +184,18 @@ final class DirectTaskRunner: TaskDriver {
         guard case .complete(let withResponse, let ending) = action else {
             return Ended(error: .connectionLost(url: url, reason: "the task ended between two hops"))
         }
-        let (data, head, expectedLength, metrics) = state.withLock { state in
+        let (data, head, metrics) = state.withLock { state in
             _ = state.machine.claimCompletion()
             defer {
                 state.data = Data()
                 state.engineTask = nil
             }
-            return (state.data, state.head, state.expectedLength, state.metrics)
+            return (state.data, state.head, state.metrics)
         }
         // The final head went to the task when it arrived (``handleHead(_:request:)``): not
         // set again, which would drop a response a reader already made from it.
-        let responseURL = task.snapshot.withLock { snapshot -> URL? in
-            snapshot.countOfBytesReceived = Int64(data.count)
-            return head == nil ? nil : snapshot.responseURL
-        }
-        progress.update(.download, total: expectedLength, completed: Int64(data.count), notify: false)
+        // The received count is the task's already (each chunk's, and the one over the limit).
+        let responseURL = head == nil ? nil : task.snapshot.withLock { $0.responseURL }
         var ended = Ended(data: data, metrics: metrics, error: ending.map { $0.reportedError(url: url) })
         if withResponse {
             ended.head = head
@@ -250,6 +246,7 @@ final class DirectTaskRunner: TaskDriver {
                     progress.update(.download, total: nil, completed: received, notify: false)
                     return nil
                 case .failBodyTooLarge(let limit, let received):
+                    task.snapshot.withLock { $0.countOfBytesReceived = received }  // as a TaskDelegate counts it
                     let error = CourierError.responseBodyTooLarge(url: request.url, limit: limit, contentLength: nil, received: received)
                     return state.machine.fail(error) ? (state.engineTask, error) : nil
                 case .discard, .stream, .write:
@@ -285,7 +282,6 @@ final class DirectTaskRunner: TaskDriver {
         progress.update(.download, total: expectedLength, completed: 0, notify: false)
         let engineTask: EngineTask? = state.withLock { state in
             state.head = head
-            state.expectedLength = expectedLength
             guard case .failBodyTooLarge(let limit, let contentLength) = state.machine.receivedFinalHead(expectedLength: expectedLength)
             else { return nil }
             let error = CourierError.responseBodyTooLarge(url: url, limit: limit, contentLength: contentLength, received: 0)
