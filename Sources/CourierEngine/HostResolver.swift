@@ -17,7 +17,8 @@ enum HostResolver {
     /// that doesn't answer holds a thread per lookup until `getaddrinfo` gives up (tens of
     /// seconds), which stalled every file upload in the process. Eight threads, started on first
     /// use and kept for the process's life; lookups beyond that wait their turn (each request
-    /// still ends at its connect deadline).
+    /// still ends at its connect deadline, and a lookup whose request ended while it waited is
+    /// never made).
     static let threadPool: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: 8)
         pool.start()
@@ -52,6 +53,8 @@ enum HostResolver {
                 settle(.failure(.dnsFailure(host: host, reason: "the resolver is not running")))
                 return
             }
+            // Waited for a thread past the deadline: the request has ended; don't look it up.
+            guard !settled.isClaimed else { return }
             settle(lookup(host, port))
         }
         defer { timer.cancel() }
@@ -68,6 +71,8 @@ enum HostResolver {
     private final class FirstOnly: Sendable {
         private let taken = Atomic(false)
         func claim() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
+        /// Whether someone claimed it already.
+        var isClaimed: Bool { taken.load(ordering: .acquiring) }
     }
 
     /// `getaddrinfo` for TCP: each address once, in the order it gives (RFC 6724). Blocks.

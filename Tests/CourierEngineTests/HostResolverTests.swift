@@ -9,7 +9,7 @@ import Testing
 /// server makes `getaddrinfo` wait for its own retries, tens of seconds) ends the request at
 /// the deadline with the connect timeout's error. The lookup is `getaddrinfo`'s stand-in
 /// here: a test can't make the system's resolver hang on demand.
-@Suite("HostResolver deadline")
+@Suite("HostResolver deadline", .serialized)
 struct HostResolverTests {
     /// A lookup held until the test lets it go, answering `127.0.0.1` then.
     private final class HeldLookup: Sendable {
@@ -71,6 +71,42 @@ struct HostResolverTests {
         #expect(caught == .timedOut(.connect))
         let made = calls.count.load(ordering: .relaxed)
         #expect(made == 0)
+    }
+
+    /// A lookup still waiting for a thread when its request's deadline passed is never made:
+    /// behind lookups that don't answer, those of requests already given up would otherwise
+    /// each take a thread in turn and prolong the stall for everyone after them.
+    @Test func aQueuedLookupWhoseDeadlinePassedIsNeverMade() async throws {
+        let held = HeldLookup()
+        let filling = (0..<8).map { index in
+            Task {
+                try? await HostResolver.resolve(
+                    host: "held-\(index).invalid", port: 80, deadline: .now() + .seconds(5), on: loop, lookup: held.lookup)
+            }
+        }
+        final class Calls: Sendable { let count = Atomic(0) }
+        let calls = Calls()
+        try await Task.sleep(for: .milliseconds(100))  // the eight are on the pool's threads
+        var caught: EngineError?
+        do {
+            _ = try await HostResolver.resolve(host: "queued.invalid", port: 80, deadline: .now() + .milliseconds(100), on: loop) { _, _ in
+                calls.count.add(1, ordering: .relaxed)
+                return .failure(.dnsFailure(host: "queued.invalid", reason: "not expected"))
+            }
+        } catch {
+            caught = error
+        }
+        #expect(caught == .timedOut(.connect))
+        for _ in 0..<8 { held.release.signal() }
+        for lookup in filling { _ = await lookup.value }
+        // The queue drained: a job submitted now runs after the queued lookup's job started.
+        final class Flag: Sendable { let set = Atomic(false) }
+        let drained = Flag()
+        HostResolver.threadPool.submit { _ in drained.set.store(true, ordering: .sequentiallyConsistent) }
+        for _ in 0..<500 where !drained.set.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let made = calls.count.load(ordering: .relaxed)
+        #expect(made == 0, "the lookup of a request that had ended was made")
     }
 
     /// Lookups that don't answer hold threads of the resolver's own, not NIO's shared pool, where
