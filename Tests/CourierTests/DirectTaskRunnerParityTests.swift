@@ -113,6 +113,57 @@ struct DirectTaskRunnerParityTests {
         }
     }
 
+    @Test("suspended from the list after the head, then cancelled from it: the same end")
+    func suspendedThenCancelled() async throws {
+        try await TestServer.withRunning { server in
+            let request = URLRequest(url: server.baseURL.appendingPathComponent("fault/stall-body/10"))
+            let seen = try await Self.expectParity(request) { task, _ in
+                try await eventually { task.countOfBytesReceived == 10 }
+                task.suspend()
+                let suspended = task.state
+                task.cancel()
+                return "\(suspended)"
+            }
+            #expect(seen.outcome == "cancelled")
+            #expect(seen.note == "\(SessionTask.State.suspended)")
+        }
+    }
+
+    @Test("AFNetworking's awaited shape (data(for:) with the manager's JSON serializer): the same result and completion notification")
+    func awaitedAFNetworkingShape() async throws {
+        try await TestServer.withRunning { server in
+            for path in ["json", "status/500", "html", "redirect/2", "fault/redirect-loop"] {
+                var seen: [String] = []
+                for direct in [true, false] {
+                    let manager = HTTPSessionManager(baseURL: server.baseURL)
+                    if !direct { manager.addEventMonitor(NoOpMonitor()) }
+                    let log = DirectTaskRunnerTests.NotificationLog(for: manager)
+                    let completed = Mutex<String>("")
+                    let observer = NotificationCenter.default.addObserver(forName: .courierTaskDidComplete, object: nil, queue: nil) { note in
+                        guard let task = note.object as? SessionTask, task.taskDescription == manager.managerTag else { return }
+                        completed.withLock {
+                            $0 = "state \(task.state) response \(task.response?.statusCode ?? 0) at \(task.response?.url?.path ?? "-") "
+                                + "received \(task.countOfBytesReceived) object \(note.userInfo?[SessionNotificationKey.serializedResponse] != nil)"
+                        }
+                    }
+                    var outcome: String
+                    do {
+                        let (object, response) = try await manager.data(for: URLRequest(url: server.baseURL.appendingPathComponent(path)))
+                        outcome = "status \(response.statusCode) object \(object != nil)"
+                    } catch {
+                        outcome = Self.caseName(error)
+                    }
+                    try await eventually { log.values.contains { $0.hasPrefix("complete") } }
+                    NotificationCenter.default.removeObserver(observer)
+                    log.stop()
+                    seen.append("\(outcome) | \(completed.withLock { $0 }) | \(log.values)")
+                    #expect(manager.tasks.isEmpty)
+                }
+                #expect(seen[0] == seen[1], "\(path)")
+            }
+        }
+    }
+
     @Test("a chunked body over the limit: the task counts what arrived, as the error says")
     func countsOfABodyOverTheLimit() async throws {
         try await TestServer.withRunning { server in
@@ -178,6 +229,9 @@ struct DirectTaskRunnerParityTests {
                 let call = Task { try await manager.runHeadOnly(request, registered: { task in made.withLock { $0 = task } }) }
                 try await eventually { server.requestsReceived(forPath: "/fault/no-response") == before + 1 }
                 call.cancel()
+                // Bounded: a cancellation that never reaches the task fails the test instead of hanging it.
+                try await eventually(within: 30) { made.withLock { $0 }?.state == .completed }
+                made.withLock { $0 }?.cancel()
                 let result = await call.result
                 if case .failure(let error) = result { #expect(Self.caseName(error) == "cancelled") } else { Issue.record("succeeded") }
                 let task = try #require(made.withLock { $0 })
