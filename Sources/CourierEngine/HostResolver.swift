@@ -41,21 +41,35 @@ enum HostResolver {
         }
         guard NIODeadline.now() < deadline else { throw .timedOut(.connect) }
         let promise = loop.makePromise(of: [SocketAddress].self)
-        let settled = FirstOnly()
         // The first of the answer and the deadline settles the promise.
-        let settle: @Sendable (Result<[SocketAddress], EngineError>) -> Void = { result in
-            guard settled.claim() else { return }
-            promise.completeWith(result.mapError { $0 as any Error })
-        }
-        let timer = loop.scheduleTask(deadline: deadline) { settle(.failure(.timedOut(.connect))) }
-        threadPool.submit { state in
-            guard case .active = state else {
-                settle(.failure(.dnsFailure(host: host, reason: "the resolver is not running")))
-                return
+        let waiter = Waiter { result in promise.completeWith(result.mapError { $0 as any Error }) }
+        let timer = loop.scheduleTask(deadline: deadline) { waiter.settle(.failure(.timedOut(.connect))) }
+        let question = Question(host: host, port: port)
+        let asksFirst = inFlight.withLock { lookups in
+            guard lookups[question] == nil else {
+                lookups[question]?.append(waiter)
+                return false
             }
-            // Waited for a thread past the deadline: the request has ended; don't look it up.
-            guard !settled.isClaimed else { return }
-            settle(lookup(host, port))
+            lookups[question] = [waiter]
+            return true
+        }
+        if asksFirst {
+            threadPool.submit { state in
+                guard case .active = state else {
+                    answer(question, .failure(.dnsFailure(host: host, reason: "the resolver is not running")))
+                    return
+                }
+                // Every request waiting for it ended while it waited for a thread: not made.
+                let wanted = inFlight.withLock { lookups in
+                    guard let waiters = lookups[question], waiters.contains(where: { !$0.isSettled }) else {
+                        lookups[question] = nil
+                        return false
+                    }
+                    return true
+                }
+                guard wanted else { return }
+                answer(question, lookup(host, port))
+            }
         }
         defer { timer.cancel() }
         do {
@@ -67,12 +81,41 @@ enum HostResolver {
         }
     }
 
-    /// True for the first caller only.
-    private final class FirstOnly: Sendable {
+    /// A name and port being looked up.
+    private struct Question: Hashable {
+        let host: String
+        let port: Int
+    }
+
+    /// The lookups in flight and the requests waiting for each: a request for a name already
+    /// being looked up waits for that answer instead of taking another thread (a fan-out to one
+    /// host whose name server is slow would otherwise fill the pool with the same question).
+    /// The first request's `lookup` answers them all.
+    private static let inFlight = Mutex<[Question: [Waiter]]>([:])
+
+    /// Ends the lookup of `question`: every request still waiting gets `result`.
+    private static func answer(_ question: Question, _ result: Result<[SocketAddress], EngineError>) {
+        let waiters = inFlight.withLock { $0.removeValue(forKey: question) } ?? []
+        for waiter in waiters { waiter.settle(result) }
+    }
+
+    /// One request waiting for a lookup: settled once, by the answer or by its deadline.
+    private final class Waiter: Sendable {
         private let taken = Atomic(false)
-        func claim() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
-        /// Whether someone claimed it already.
-        var isClaimed: Bool { taken.load(ordering: .acquiring) }
+        private let complete: @Sendable (Result<[SocketAddress], EngineError>) -> Void
+
+        init(_ complete: @escaping @Sendable (Result<[SocketAddress], EngineError>) -> Void) {
+            self.complete = complete
+        }
+
+        /// Whether it was settled already (its request has ended).
+        var isSettled: Bool { taken.load(ordering: .acquiring) }
+
+        /// Settles it with `result` unless it was settled before.
+        func settle(_ result: Result<[SocketAddress], EngineError>) {
+            guard !taken.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            complete(result)
+        }
     }
 
     /// `getaddrinfo` for TCP: each address once, in the order it gives (RFC 6724). Blocks.

@@ -73,6 +73,41 @@ struct HostResolverTests {
         #expect(made == 0)
     }
 
+    /// Requests for a name already being looked up wait for that lookup's answer: one thread,
+    /// one `getaddrinfo`, every request answered (a fan-out to one slow host no longer fills
+    /// the resolver's threads with the same question). One whose deadline passes meanwhile
+    /// still ends then, alone.
+    @Test func concurrentLookupsOfOneNameShareOneLookup() async throws {
+        final class Calls: Sendable { let count = Atomic(0) }
+        let calls = Calls()
+        let held = HeldLookup()
+        let lookup: HostResolver.Lookup = { host, port in
+            calls.count.add(1, ordering: .relaxed)
+            return held.lookup(host, port)
+        }
+        let waiting = (0..<5).map { _ in
+            Task { try await HostResolver.resolve(host: "shared.invalid", port: 8080, deadline: .now() + .seconds(30), on: loop, lookup: lookup) }
+        }
+        var impatient: EngineError?
+        do {
+            _ = try await HostResolver.resolve(host: "shared.invalid", port: 8080, deadline: .now() + .milliseconds(200), on: loop, lookup: lookup)
+        } catch {
+            impatient = error
+        }
+        #expect(impatient == .timedOut(.connect))
+        held.release.signal()
+        for request in waiting {
+            let addresses = try await request.value
+            #expect(addresses.first?.ipAddress == "127.0.0.1")
+            #expect(addresses.first?.port == 8080)
+        }
+        #expect(calls.count.load(ordering: .relaxed) == 1)
+        // Another port is another question.
+        held.release.signal()
+        _ = try await HostResolver.resolve(host: "shared.invalid", port: 8081, deadline: .now() + .seconds(30), on: loop, lookup: lookup)
+        #expect(calls.count.load(ordering: .relaxed) == 2)
+    }
+
     /// A lookup still waiting for a thread when its request's deadline passed is never made:
     /// behind lookups that don't answer, those of requests already given up would otherwise
     /// each take a thread in turn and prolong the stall for everyone after them.
@@ -81,7 +116,7 @@ struct HostResolverTests {
         let filling = (0..<8).map { index in
             Task {
                 try? await HostResolver.resolve(
-                    host: "held-\(index).invalid", port: 80, deadline: .now() + .seconds(5), on: loop, lookup: held.lookup)
+                    host: "filling-\(index).invalid", port: 80, deadline: .now() + .seconds(5), on: loop, lookup: held.lookup)
             }
         }
         final class Calls: Sendable { let count = Atomic(0) }
