@@ -242,6 +242,34 @@ struct DirectTaskRunnerParityTests {
         }
     }
 
+    @Test("a call whose Swift task is already cancelled: cancelled, with the same notifications (resumed, then completed with metrics)")
+    func swiftTaskCancelledBeforeTheCall() async throws {
+        try await TestServer.withRunning { server in
+            let request = URLRequest(url: server.baseURL.appendingPathComponent("get"))
+            var seen: [String] = []
+            for direct in [true, false] {
+                let manager = Self.manager(direct: direct)
+                let log = DirectTaskRunnerTests.NotificationLog(for: manager)
+                defer { log.stop() }
+                let made = Mutex<DataTask?>(nil)
+                let call = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try await manager.runHeadOnly(request, registered: { task in made.withLock { $0 = task } })
+                }
+                let outcome: String
+                switch await call.result {
+                case .success: outcome = "succeeded"
+                case .failure(let error): outcome = Self.caseName(error)
+                }
+                try await eventually { log.values.contains { $0.hasPrefix("complete") } }
+                let task = try #require(made.withLock { $0 })
+                seen.append("\(outcome) \(task.state) listed \(manager.tasks.count) \(log.values)")
+            }
+            #expect(seen[0] == seen[1])
+            #expect(seen[1].hasPrefix("cancelled"))
+        }
+    }
+
     @Test("invalidating without cancelling waits for the running call; a new security policy lets it finish")
     func invalidationAndRenewalWaitForTheCall() async throws {
         try await TestServer.withRunning { server in

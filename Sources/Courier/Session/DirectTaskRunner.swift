@@ -121,26 +121,39 @@ final class DirectTaskRunner: TaskDriver {
     /// Runs the task's hops to the end; cancelling the calling Swift task cancels the task.
     /// The task is then still in the manager's list: ``finish(response:object:error:data:serializer:)``
     /// ends it.
+    ///
+    /// The task starts (and its resume is reported) before the cancellation handler is
+    /// installed, as an awaited ``TaskDelegate``'s does: a Swift task that is already cancelled
+    /// then cancels a started task, whose first exchange starts cancelled, so the notifications
+    /// (a resume, then a completion with the exchange's metrics) are the same.
     func exchange() async -> Ended {
-        await withTaskCancellationHandler {
-            await runHops()
+        let first = start()
+        return await withTaskCancellationHandler {
+            await runHops(from: first)
         } onCancel: {
             self.cancel()
         }
     }
 
-    private func runHops() async -> Ended {
+    /// Resumes the task for its first hop and reports it; nil when it was cancelled before it
+    /// started or its session was invalidated.
+    private func start() -> URLRequest? {
         let current = task.snapshot.withLock { $0.currentRequest }
         let start = state.withLock { state in
             let action = state.machine.resume(hasRequest: current != nil)
             if action != .none { publish(state.machine.lifecycle) }
             return action
         }
-        guard start == .start, var request = current else {
+        guard start == .start, let current else { return nil }
+        environment.taskDidResume(task)
+        return current
+    }
+
+    private func runHops(from first: URLRequest?) async -> Ended {
+        guard var request = first else {
             // Cancelled before it started, or its session was invalidated.
             return end(.complete(withResponse: false, ending: .cancelled), url: task.originalRequest?.url)
         }
-        environment.taskDidResume(task)
         while true {
             let action: TaskStateMachine.EndAction
             do {
