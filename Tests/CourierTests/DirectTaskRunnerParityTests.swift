@@ -270,7 +270,7 @@ struct DirectTaskRunnerParityTests {
         }
     }
 
-    @Test("invalidating without cancelling waits for the running call; a new security policy lets it finish")
+    @Test("invalidating without cancelling waits for the running call, with cancelling ends it; a new security policy lets it finish")
     func invalidationAndRenewalWaitForTheCall() async throws {
         try await TestServer.withRunning { server in
             let request = URLRequest(
@@ -290,6 +290,14 @@ struct DirectTaskRunnerParityTests {
                 return "renewed"
             }
             #expect(renewed.outcome == "status 200 body 4")
+            let stalled = URLRequest(url: server.baseURL.appendingPathComponent("fault/stall-body/10"))
+            let cancelling = try await Self.expectParity(stalled) { task, manager in
+                try await eventually { task.countOfBytesReceived == 10 }
+                await manager.invalidateSession(cancelingTasks: true)
+                return "after invalidation: \(task.state) listed \(manager.tasks.count)"
+            }
+            #expect(cancelling.outcome == "cancelled")
+            #expect(cancelling.note == "after invalidation: completed listed 0")
         }
     }
 }
