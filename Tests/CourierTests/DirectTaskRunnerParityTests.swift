@@ -218,6 +218,36 @@ struct DirectTaskRunnerParityTests {
         }
     }
 
+    @Test("a redirect to another origin drops Authorization and Cookie and keeps the rest; to the same origin it keeps them")
+    func crossOriginRedirect() async throws {
+        try await TestServer.withRunning { origin in
+            try await TestServer.withRunning { other in
+                var seen: [String] = []
+                for direct in [true, false] {
+                    var echoes: [String] = []
+                    for target in [other.baseURL, origin.baseURL] {
+                        let destination = target.appendingPathComponent("headers").absoluteString
+                        var request = URLRequest(
+                            url: origin.baseURL.appendingPathComponent("redirect-to").appending(queryItems: [URLQueryItem(name: "url", value: destination)]))
+                        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+                        request.setValue("session=1", forHTTPHeaderField: "Cookie")
+                        request.setValue("kept", forHTTPHeaderField: "X-Kept")
+                        let made = Mutex<DataTask?>(nil)
+                        let outcome = try await Self.manager(direct: direct).runHeadOnly(request, registered: { task in made.withLock { $0 = task } })
+                        #expect((made.withLock { $0 }?.delegate == nil), "the task ended")
+                        let echo = try #require(try JSONSerialization.jsonObject(with: outcome.data) as? [String: Any])
+                        let headers = try #require(echo["headers"] as? [String: Any])
+                        let names = Set(headers.keys.map { $0.lowercased() }).intersection(["authorization", "cookie", "x-kept"])
+                        echoes.append("\(outcome.url.port ?? 0 == target.port ? "arrived" : "elsewhere") \(names.sorted())")
+                    }
+                    seen.append(echoes.joined(separator: " | "))
+                }
+                #expect(seen[0] == seen[1])
+                #expect(seen[1] == "arrived [\"x-kept\"] | arrived [\"authorization\", \"cookie\", \"x-kept\"]")
+            }
+        }
+    }
+
     @Test("cancelling the awaiting Swift task while the request waits for its answer")
     func swiftTaskCancelledInFlight() async throws {
         try await TestServer.withRunning { server in
