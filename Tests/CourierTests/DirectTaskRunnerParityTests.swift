@@ -248,6 +248,23 @@ struct DirectTaskRunnerParityTests {
         }
     }
 
+    @Test("progressUpdates of a listed task ends at the body's size when the task ends")
+    func progressUpdates() async throws {
+        try await TestServer.withRunning { server in
+            let request = URLRequest(
+                url: server.baseURL.appendingPathComponent("drip").appending(queryItems: [
+                    URLQueryItem(name: "duration", value: "0.5"), URLQueryItem(name: "numbytes", value: "4"),
+                ]))
+            let seen = try await Self.expectParity(request) { task, _ in
+                // Which values a subscriber sees first depends on when it subscribes; the last does not.
+                var last: TransferProgress?
+                for await progress in task.progressUpdates(.download) { last = progress }
+                return "last \(last?.completedUnitCount ?? -2)/\(last?.totalUnitCount ?? -2)"
+            }
+            #expect(seen.note == "last 4/4")
+        }
+    }
+
     @Test("cancelling the awaiting Swift task while the request waits for its answer")
     func swiftTaskCancelledInFlight() async throws {
         try await TestServer.withRunning { server in
