@@ -88,9 +88,11 @@ struct DirectTaskRunnerTests {
             for manager in [monitored, intercepted, credentialed, hooked, URLSessionManager(configuration: cached), URLSessionManager(configuration: observed)] {
                 #expect(try await driver(of: manager, request) == "TaskDelegate")
             }
-            #expect(
-                try await driver(of: URLSessionManager(), request) == "DirectTaskRunner",
-                "a call's own interceptor is the delegate's too")
+            // The decision follows the manager's settings at the call:
+            let cleared = URLSessionManager()
+            cleared.interceptor = PassThrough()
+            cleared.interceptor = nil
+            #expect(try await driver(of: cleared, request) == "DirectTaskRunner", "an interceptor set and removed")
             let perCall = Mutex<String>("none")
             _ = try await URLSessionManager().runHeadOnly(request, interceptor: PassThrough(), registered: { task in
                 perCall.withLock { $0 = task.delegate.map { "\(type(of: $0))" } ?? "none" }
