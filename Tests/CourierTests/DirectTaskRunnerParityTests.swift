@@ -265,6 +265,38 @@ struct DirectTaskRunnerParityTests {
         }
     }
 
+    @Test("cancel or suspend from the task list before the first exchange: the same end")
+    func controlsBeforeTheFirstExchange() async throws {
+        try await TestServer.withRunning { server in
+            let request = URLRequest(url: server.baseURL.appendingPathComponent("get"))
+            for control in ["cancel", "suspend"] {
+                var seen: [String] = []
+                for direct in [true, false] {
+                    let manager = Self.manager(direct: direct)
+                    let log = DirectTaskRunnerTests.NotificationLog(for: manager)
+                    defer { log.stop() }
+                    let made = Mutex<DataTask?>(nil)
+                    let outcome: String
+                    do {
+                        let value = try await manager.runHeadOnly(request, registered: { task in
+                            made.withLock { $0 = task }
+                            // Listed, not started yet: what a user reaching it through manager.tasks can do.
+                            if control == "cancel" { task.cancel() } else { task.suspend() }
+                        })
+                        outcome = "status \(value.head.status.code)"
+                    } catch {
+                        outcome = Self.caseName(error)
+                    }
+                    try await eventually { log.values.contains { $0.hasPrefix("complete") } }
+                    let task = try #require(made.withLock { $0 })
+                    seen.append("\(outcome) \(task.state) listed \(manager.tasks.count) \(log.values)")
+                }
+                #expect(seen[0] == seen[1], "\(control)")
+                #expect(seen[1].hasPrefix(control == "cancel" ? "cancelled completed listed 0" : "status 200 completed listed 0"))
+            }
+        }
+    }
+
     @Test("cancelling the awaiting Swift task while the request waits for its answer")
     func swiftTaskCancelledInFlight() async throws {
         try await TestServer.withRunning { server in
