@@ -77,6 +77,42 @@ struct SessionHTTP2Tests {
         }
     }
 
+    /// The awaited typed calls (run without a TaskDelegate when nothing else is configured)
+    /// over HTTP/2: fifty at once share one connection, and a wrong pin still refuses the server.
+    @Test func awaitedTypedCallsShareOneH2ConnectionAndHonourPins() async throws {
+        try await TestServer.withRunning(.init(tls: .valid)) { server in
+            let manager = URLSessionManager(configuration: Self.trustingTestCA)
+            let leaf = try Certificate(derEncoded: Data(try #require(try TestCertificateAuthority.shared.serverChain(.valid).certificatesDER.first)))
+            try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [leaf]))
+            let url = server.sessionURL("/drip?duration=0.2&numbytes=4")
+            let statuses = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        let response = try? await manager.response(for: URLRequest(url: url), serializer: HTTPResponseSerializer())
+                        return response.map { Int($0.status.code) } ?? -1
+                    }
+                }
+                var all: [Int] = []
+                for await status in group { all.append(status) }
+                return all
+            }
+            #expect(statuses == Array(repeating: 200, count: 50))
+            #expect(server.connectionsAccepted == 1)
+
+            let pinnedElsewhere = URLSessionManager(configuration: Self.trustingTestCA)
+            let stranger = try Certificate(
+                derEncoded: Data(try #require(try TestCertificateAuthority.shared.serverChain(.selfSigned).certificatesDER.first)))
+            try pinnedElsewhere.setSecurityPolicy(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [stranger]))
+            do {
+                _ = try await pinnedElsewhere.response(for: URLRequest(url: server.sessionURL("/get")), serializer: HTTPResponseSerializer())
+                Issue.record("a server outside the pins was accepted")
+            } catch CourierError.serverTrustRejected {
+            } catch {
+                Issue.record("expected serverTrustRejected, got \(error)")
+            }
+        }
+    }
+
     @Test func http1OnlySessionUsesSeveralConnections() async throws {
         try await TestServer.withRunning(.init(tls: .valid)) { server in
             var configuration = Self.trustingTestCA
