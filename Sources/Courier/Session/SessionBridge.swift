@@ -228,7 +228,7 @@ enum SessionBridge {
             throw CourierError.requestSerializationFailed(.invalidURL(text))
         }
         var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method.rawValue
+        if request.method != .get { urlRequest.httpMethod = request.method.rawValue }  // GET already (the setter is costly)
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
