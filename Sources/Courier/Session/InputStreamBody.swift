@@ -85,12 +85,27 @@ enum InputStreamBody {
                         return min(max(0, read), limit)
                     }
                 }
-                if failed {
-                    throw CourierError.requestSerializationFailed(
-                        .bodyStreamFailed(stream.streamError.map { "\($0)" } ?? "the body stream failed"))
-                }
+                if failed { throw Self.failure(of: stream) }
                 return buffer.readableBytes == 0 ? nil : (buffer, delay)
             }
+        }
+
+        /// Why `stream` refused a read. corelibs' `streamError` traps when the stream holds no
+        /// error (one closed already: a request whose `httpBodyStream` was sent once and is sent
+        /// again), so it is read only for a stream in the error state.
+        /// An engine error, which the engine passes on as it is (a session error would reach the
+        /// caller as the engine's `invalidBody` with its text wrapped twice).
+        private static func failure(of stream: InputStream) -> EngineError {
+            let reason: String
+            switch stream.streamStatus {
+            case .error:
+                reason = stream.streamError.map { "\($0)" } ?? "the body stream failed"
+            case .closed:
+                reason = "the body stream is closed: a stream is read once (was this request sent already?)"
+            default:
+                reason = "the body stream refused a read (status \(stream.streamStatus.rawValue))"
+            }
+            return .invalidBody(reason)
         }
 
         /// Closes the stream (on its queue, after any read in progress).

@@ -1,0 +1,54 @@
+import Courier
+import CourierEngine
+import CourierTestServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// A request whose `httpBodyStream` was already sent (and so read and closed) is sent again:
+/// the stream has nothing left to give. That is a caller's mistake, and it must come back as a
+/// typed error naming the body stream (the engine's `invalidBody`, as for any body that
+/// fails while it is sent), never crash the process (corelibs' `streamError` traps
+/// on a stream closed without an error) nor send an empty body silently.
+@Suite("a body stream sent twice")
+struct ReusedBodyStreamTests {
+    @Test("the second send fails with invalidBody naming the closed stream, on both task shapes")
+    func aConsumedStreamIsATypedError() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.responseSerializer = HTTPResponseSerializer()
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("anything"))
+            request.httpMethod = "POST"
+            request.httpBodyStream = InputStream(data: Data("payload".utf8))
+            request.setValue("7", forHTTPHeaderField: "Content-Length")
+            let first = try await manager.data(for: request)
+            let body = try #require(first.object as? Data)
+            let echo = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            #expect(echo["data"] as? String == "payload")
+            for attempt in ["awaited", "block"] {
+                let error: (any Error)?
+                if attempt == "awaited" {
+                    do {
+                        _ = try await manager.data(for: request)
+                        error = nil
+                    } catch let caught {
+                        error = caught
+                    }
+                } else {
+                    let recorder = CompletionRecorder()
+                    manager.dataTask(with: request, completionHandler: recorder.handler).resume()
+                    await recorder.wait()
+                    error = recorder.first?.error
+                }
+                guard case .engine(.invalidBody(let reason)) = error as? CourierError else {
+                    Issue.record("\(attempt): expected invalidBody, got \(String(describing: error))")
+                    continue
+                }
+                #expect(reason.hasPrefix("the body stream is closed"), "\(attempt): \(reason)")
+            }
+            #expect(server.requestsReceived(forPath: "/anything") >= 1)
+        }
+    }
+}
