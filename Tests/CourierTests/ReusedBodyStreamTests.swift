@@ -51,4 +51,30 @@ struct ReusedBodyStreamTests {
             #expect(server.requestsReceived(forPath: "/anything") >= 1)
         }
     }
+
+    /// A multipart form with an `InputStream` part, redirected with 307 (the body is sent
+    /// again, re-read from its parts): the stream part was read and closed by the first send.
+    /// The task fails with a typed error (its `InputStream` reading used to trap the same way).
+    @Test("a multipart stream part sent again by a 307 fails the task with a typed error")
+    func aMultipartStreamPartReplayedIsATypedError() async throws {
+        try await TestServer.withRunning { server in
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            let recorder = CompletionRecorder()
+            let task = manager.post(
+                "redirect-to?url=%2Fanything&status_code=307", parameters: nil, headers: nil,
+                constructingBody: { form in
+                    form.appendPart(
+                        inputStream: InputStream(data: Data("stream!".utf8)), name: "s", fileName: "s.bin", length: 7,
+                        mimeType: "application/octet-stream")
+                }, progress: nil,
+                success: { _, object in recorder.handler(nil, object, nil) },
+                failure: { _, error in recorder.handler(nil, nil, error) })
+            #expect(task != nil)
+            await recorder.wait()
+            let error = recorder.first?.error
+            #expect(error is CourierError, "\(String(describing: error))")
+            #expect(String(describing: error ?? CourierError.cancelled(url: nil)).contains("stream"), "\(String(describing: error))")
+            #expect(server.requestsReceived(forPath: "/anything") == 0)
+        }
+    }
 }
