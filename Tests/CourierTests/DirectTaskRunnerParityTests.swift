@@ -83,6 +83,14 @@ struct DirectTaskRunnerParityTests {
 
     /// Observes `request` (made again for each manager: a body stream is read once) on a
     /// direct and on a delegated manager and expects the same.
+    /// `/drip`: four bytes over `seconds`.
+    static func drip(_ server: TestServer, seconds: String) -> URLRequest {
+        URLRequest(
+            url: server.baseURL.appendingPathComponent("drip").appending(queryItems: [
+                URLQueryItem(name: "duration", value: seconds), URLQueryItem(name: "numbytes", value: "4"),
+            ]))
+    }
+
     static func expectParity(
         _ request: @autoclosure () throws -> URLRequest, configuration: SessionConfiguration = SessionConfiguration(), countsReceived: Bool = true,
         sourceLocation: SourceLocation = #_sourceLocation,
@@ -251,10 +259,7 @@ struct DirectTaskRunnerParityTests {
     @Test("progressUpdates of a listed task ends at the body's size when the task ends")
     func progressUpdates() async throws {
         try await TestServer.withRunning { server in
-            let request = URLRequest(
-                url: server.baseURL.appendingPathComponent("drip").appending(queryItems: [
-                    URLQueryItem(name: "duration", value: "0.5"), URLQueryItem(name: "numbytes", value: "4"),
-                ]))
+            let request = Self.drip(server, seconds: "0.5")
             let seen = try await Self.expectParity(request) { task, _ in
                 // Which values a subscriber sees first depends on when it subscribes; the last does not.
                 var last: TransferProgress?
@@ -352,10 +357,7 @@ struct DirectTaskRunnerParityTests {
     @Test("invalidating without cancelling waits for the running call, with cancelling ends it; a new security policy lets it finish")
     func invalidationAndRenewalWaitForTheCall() async throws {
         try await TestServer.withRunning { server in
-            let request = URLRequest(
-                url: server.baseURL.appendingPathComponent("drip").appending(queryItems: [
-                    URLQueryItem(name: "duration", value: "1"), URLQueryItem(name: "numbytes", value: "4"),
-                ]))
+            let request = Self.drip(server, seconds: "1")
             let invalidated = try await Self.expectParity(request) { task, manager in
                 try await eventually { task.countOfBytesExpectedToReceive == 4 }
                 await manager.invalidateSession(cancelingTasks: false)
