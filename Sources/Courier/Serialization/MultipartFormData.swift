@@ -177,7 +177,14 @@ public final class MultipartFormData: Sendable {
         .stream(length: contentLength) { writer in
             // File parts are read straight into the buffers the engine sends (no `Data` and no
             // copy per chunk); framing and in-memory parts are copied into a buffer once.
-            try await self.writeBody(intoBuffers: { chunk in try await writer.write(chunk) })
+            do {
+                try await self.writeBody(intoBuffers: { chunk in try await writer.write(chunk) })
+            } catch CourierError.requestSerializationFailed(.bodyStreamFailed(let reason)) {
+                // The engine reports a body that fails while it is sent as its `invalidBody`, and
+                // would wrap this error's text in its own: handed over as the engine's error, the
+                // reason is said once.
+                throw EngineError.invalidBody(reason)
+            }
         }
     }
 
