@@ -172,7 +172,9 @@ public final class MultipartFormData: Sendable {
 
     /// A streamed body for `HTTPEngine` with `Content-Length` = ``contentLength``. Each part
     /// is read as it is sent, in chunks of at most ``chunkSize``; the writer's backpressure
-    /// bounds memory. A part that yields a different length than declared fails the request.
+    /// bounds memory. A part that yields a different length than declared, or can't be read,
+    /// fails the request with `EngineError.invalidBody` naming the part (through a session:
+    /// ``CourierError/engine(_:)``).
     public func makeRequestBody() -> RequestBody {
         .stream(length: contentLength) { writer in
             // File parts are read straight into the buffers the engine sends (no `Data` and no
