@@ -39,11 +39,9 @@ final class DirectTaskRunner: TaskDriver {
         var engineTask: EngineTask?
         /// The body sent with the next hop.
         var requestBody: RequestBody?
-        /// The body of the final response, gathered.
+        /// The body of the final response, gathered. (Its head, URL and the last hop's metrics
+        /// are on the task's snapshot, as a TaskDelegate's: a redirect's head is never kept.)
         var data = Data()
-        /// The final response's head (a redirect's head is never kept).
-        var head: HTTPResponseHead?
-        var metrics: EngineMetrics?
         /// The awaiting Swift task, while a hop runs.
         var waiter: CheckedContinuation<TaskStateMachine.EndAction, Never>?
     }
@@ -197,18 +195,18 @@ final class DirectTaskRunner: TaskDriver {
         guard case .complete(let withResponse, let ending) = action else {
             return Ended(error: .connectionLost(url: url, reason: "the task ended between two hops"))
         }
-        let (data, head, metrics) = state.withLock { state in
+        let data = state.withLock { state in
             _ = state.machine.claimCompletion()
             defer {
                 state.data = Data()
                 state.engineTask = nil
             }
-            return (state.data, state.head, state.metrics)
+            return state.data
         }
-        // The final head went to the task when it arrived (``handleHead(_:request:)``): not
-        // set again, which would drop a response a reader already made from it.
-        // The received count is the task's already (each chunk's, and the one over the limit).
-        let responseURL = head == nil ? nil : task.snapshot.withLock { $0.responseURL }
+        // The final head went to the task when it arrived (``handleHead(_:request:)``) and each
+        // hop's metrics when it ended: read there, not set again (which would drop a response
+        // a reader already made). The received count is the task's already (each chunk's).
+        let (head, responseURL, metrics) = task.snapshot.withLock { ($0.head, $0.responseURL, $0.metrics) }
         var ended = Ended(data: data, metrics: metrics, error: ending.map { $0.reportedError(url: url) })
         if withResponse {
             ended.head = head
@@ -294,7 +292,6 @@ final class DirectTaskRunner: TaskDriver {
         }
         progress.update(.download, total: expectedLength, completed: 0, notify: false)
         let engineTask: EngineTask? = state.withLock { state in
-            state.head = head
             guard case .failBodyTooLarge(let limit, let contentLength) = state.machine.receivedFinalHead(expectedLength: expectedLength)
             else { return nil }
             let error = CourierError.responseBodyTooLarge(url: url, limit: limit, contentLength: contentLength, received: 0)
@@ -307,12 +304,8 @@ final class DirectTaskRunner: TaskDriver {
         task.snapshot.withLock { $0.metrics = metrics }  // each hop's, as a TaskDelegate's
         let (action, waiter) = state.withLock { state in
             let action = state.machine.exchangeEnded(error: error)
-            state.metrics = metrics
             state.engineTask = nil
-            if case .sendNextHop = action {
-                state.data = Data()
-                state.head = nil
-            }
+            if case .sendNextHop = action { state.data = Data() }
             defer { state.waiter = nil }
             return (action, state.waiter)
         }
@@ -325,13 +318,8 @@ extension URLSessionManager {
     /// Registers a data task for `request` run by a ``DirectTaskRunner`` (the caller checked
     /// ``TaskEnvironment/runsAwaitedTasksDirectly``); not started: ``DirectTaskRunner/exchange()`` starts it.
     func registerDirectTask(_ request: URLRequest) -> (DataTask, DirectTaskRunner) {
-        var made: DirectTaskRunner?
-        let task = register({ DataTask(taskIdentifier: $0, request: request) }) { [environment] task in
-            let runner = DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment)
-            made = runner
-            return runner
+        register({ DataTask(taskIdentifier: $0, request: request) }) { [environment] task in
+            DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment)
         }
-        // `register` calls the closure before it returns.
-        return (task, made ?? DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment))
     }
 }

@@ -222,12 +222,12 @@ public class URLSessionManager: @unchecked Sendable {
     func register<T: SessionTask>(_ make: (Int) -> T, kind: TaskDelegate.Kind, body: RequestBody?, setup: TaskSetup) -> T {
         register(make) { [environment] task in
             TaskDelegate(kind: kind, task: task, body: body, environment: environment, setup: setup)
-        }
+        }.task
     }
 
     /// Makes a task with the next identifier, puts it in the task list (unless the session was
     /// invalidated: then it fails when resumed) and gives it the driver `drive` makes for it.
-    func register<T: SessionTask>(_ make: (Int) -> T, driver drive: (T) -> any TaskDriver) -> T {
+    func register<T: SessionTask, Driver: TaskDriver>(_ make: (Int) -> T, driver drive: (T) -> Driver) -> (task: T, driver: Driver) {
         let (task, invalidated): (T, Bool) = registry.withLock { registry in
             registry.nextIdentifier += 1
             let task = make(registry.nextIdentifier)
@@ -241,7 +241,7 @@ public class URLSessionManager: @unchecked Sendable {
             // AFN: an invalidated session can't start tasks; the task fails when resumed.
             task.snapshot.withLock { $0.currentRequest = nil }
         }
-        return task
+        return (task, driver)
     }
 
     /// A task that sends `request` (with its `httpBody`, if any) and gathers the response body
