@@ -107,10 +107,7 @@ struct DirectTaskRunnerTests {
             let manager = URLSessionManager()
             let log = NotificationLog(for: manager)
             defer { log.stop() }
-            let url = server.baseURL.appendingPathComponent("drip")
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-            components?.queryItems = [URLQueryItem(name: "duration", value: "1"), URLQueryItem(name: "numbytes", value: "4")]
-            let request = URLRequest(url: try #require(components?.url))
+            let request = DirectTaskRunnerParityTests.drip(server, seconds: "1")
             let waiting = Task { try await manager.runHeadOnly(request) }
             try await eventually { manager.tasks.first?.state == .running && server.requestsReceived(forPath: "/drip") == 1 }
             let task = try #require(manager.tasks.first as? DataTask)
