@@ -330,9 +330,13 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             writeEnd(exchange, context: context)
         case .file(let path, let offset, let length):
             let total = exchange.expectedBodyLength ?? length ?? 0
+            // Sent from the descriptor opened when the request was made (HTTPEngine.execute),
+            // never by opening the path again: it may name another file, or a FIFO, by now.
             let opened = exchange.execution.bodyFile
             startProducer(exchange, context: context) { writer in
-                let reader = try opened ?? FileChunkReader(path: path)
+                guard let reader = opened else {
+                    throw EngineError.invalidBody("\(path) was not opened when the request was made")
+                }
                 var position = offset
                 var remaining = total
                 while remaining > 0 {
