@@ -14,9 +14,12 @@ struct HostResolverTests {
     /// A lookup held until the test lets it go, answering `127.0.0.1` then.
     private final class HeldLookup: Sendable {
         let release = DispatchSemaphore(value: 0)
+        /// How many lookups have started (each then holds a resolver thread until released).
+        let started = Atomic(0)
         let returned = Atomic(false)
         var lookup: HostResolver.Lookup {
             { [self] _, port in
+                started.add(1, ordering: .sequentiallyConsistent)
                 release.wait()
                 defer { returned.store(true, ordering: .sequentiallyConsistent) }
                 return Result { try SocketAddress(ipAddress: "127.0.0.1", port: port) }
@@ -121,7 +124,8 @@ struct HostResolverTests {
         }
         final class Calls: Sendable { let count = Atomic(0) }
         let calls = Calls()
-        try await Task.sleep(for: .milliseconds(100))  // the eight are on the pool's threads
+        // The eight are on the pool's threads: the next lookup waits in its queue.
+        #expect(await eventually { held.started.load(ordering: .sequentiallyConsistent) == 8 })
         var caught: EngineError?
         do {
             _ = try await HostResolver.resolve(host: "queued.invalid", port: 80, deadline: .now() + .milliseconds(100), on: loop) { _, _ in
