@@ -25,8 +25,12 @@ struct HTTPCacheHostileStoreTests {
     /// A folder with a good entry at `http://h/good` and one at `http://h/bad` (100-byte
     /// bodies); `tamper` then changes the bad one's metadata; returns the folder and the
     /// bad entry's metadata and body files.
-    static func folder(tamper: (inout CacheEntry) -> Void) throws -> (directory: URL, meta: URL, body: URL) {
-        let directory = try Store.temporaryDirectory()
+    static func folder(in parent: URL? = nil, tamper: (inout CacheEntry) -> Void) throws -> (directory: URL, meta: URL, body: URL) {
+        let directory = try parent.map { parent in
+            let url = parent.appendingPathComponent("CourierCacheTests-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            return url
+        } ?? Store.temporaryDirectory()
         do {
             let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
             Store.store(cache, Store.entry("http://h/good"), body: Store.bytes(100))
@@ -112,6 +116,24 @@ struct HTTPCacheHostileStoreTests {
             try Data(Store.bytes(count)).write(to: body)
             Self.expectOnlyTheGoodEntry(in: directory)
         }
+    }
+
+    /// A body as long as a file can be (sparse, on tmpfs, which allows it) with metadata that
+    /// agrees: its size added to the others' overflowed and trapped on open. It can never fit
+    /// the capacity, so it is dropped like a bad entry, and the older good one is kept.
+    @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/shm")))
+    func aBodyAsLongAsAFileCanBeIsDropped() throws {
+        let (directory, meta, body) = try Self.folder(in: URL(fileURLWithPath: "/dev/shm")) { entry in
+            entry.bodyLength = Int64.max
+            var headers = entry.headers
+            headers.replaceOrAdd(name: "Content-Length", value: String(Int64.max))
+            entry.headers = headers
+        }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try #require(truncate(body.path, off_t(Int64.max)) == 0)
+        Self.expectOnlyTheGoodEntry(in: directory)
+        #expect(!FileManager.default.fileExists(atPath: meta.path))
+        #expect(!FileManager.default.fileExists(atPath: body.path))
     }
 
     @Test func symlinksAreNotFollowed() throws {

@@ -107,19 +107,23 @@ final class DiskCacheStore: Sendable {
             metadataFilesRead.add(1, ordering: .relaxed)
             guard let (entry, metaSize) = Self.decode(url), Self.isValidID(entry.bodyID),
                 Self.entryName(key: entry.key, varied: entry.varied) + ".meta" == candidate.file,
-                let bodySize = Self.fileSize(bodiesDirectory.appendingPathComponent(entry.bodyID)), bodySize == entry.bodyLength
+                let bodySize = Self.fileSize(bodiesDirectory.appendingPathComponent(entry.bodyID)), bodySize == entry.bodyLength,
+                // One the store could never have written (a sparse body near Int64.max on tmpfs
+                // would overflow the sums below): dropped, not counted as filling the store.
+                bodySize <= capacity - metaSize
             else {
                 Self.removeFile(url)
                 continue
             }
-            guard total + metaSize + bodySize <= capacity else {
+            let size = metaSize + bodySize
+            guard size <= capacity - total else {
                 // Least recently used from here on: evicted (its body goes with the orphans).
                 full = true
                 Self.removeFile(url)
                 continue
             }
-            total += metaSize + bodySize
-            found.append((String(candidate.file.dropLast(5)), entry, metaSize + bodySize))
+            total += size
+            found.append((String(candidate.file.dropLast(5)), entry, size))
             referenced.insert(entry.bodyID)
         }
         for body in (try? manager.contentsOfDirectory(atPath: bodiesDirectory.path)) ?? []
