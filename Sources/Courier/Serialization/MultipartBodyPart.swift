@@ -56,14 +56,7 @@ final class InputStreamBox: Sendable {
             if stream.streamStatus == .notOpen { stream.open() }
             var buffer = [UInt8](repeating: 0, count: maxLength)
             let count = stream.read(&buffer, maxLength: maxLength)
-            if count < 0 {
-                // corelibs' `streamError` traps for a stream that holds none (one closed already:
-                // the form sent a second time, by a 307 or a retry): read it only in the error state.
-                guard stream.streamStatus == .error else {
-                    return (nil, "it was read already (a stream is read once; the form can't be sent again)")
-                }
-                return (nil, stream.streamError.map { String(describing: $0) } ?? "unknown error")
-            }
+            if count < 0 { return (nil, InputStreamBody.refusal(of: stream)) }
             if count == 0 {
                 stream.close()
                 return (nil, nil)
@@ -71,7 +64,7 @@ final class InputStreamBox: Sendable {
             return (Data(buffer[0..<count]), nil)
         }
         if let failure {
-            throw CourierError.requestSerializationFailed(.bodyStreamFailed("input stream failed: \(failure)"))
+            throw CourierError.requestSerializationFailed(.bodyStreamFailed("input stream \(failure)"))
         }
         return chunk
     }

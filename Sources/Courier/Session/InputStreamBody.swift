@@ -34,6 +34,22 @@ enum InputStreamBody {
         }
     }
 
+    /// Why `stream` refused a read (its `read` returned a negative count), to follow "the
+    /// body stream" or another name of it: "failed: …", "is closed: …" or "refused a read …".
+    /// corelibs' `streamError` traps when the stream holds no error (one closed already: a
+    /// request's `httpBodyStream`, or a multipart part's stream, sent once and sent again by a
+    /// 307 or a retry), so it is read only in the error state. Call on the stream's own queue.
+    static func refusal(of stream: InputStream) -> String {
+        switch stream.streamStatus {
+        case .error:
+            return "failed: " + (stream.streamError.map { "\($0)" } ?? "unknown error")
+        case .closed:
+            return "is closed: a stream is read once (was it sent already?)"
+        default:
+            return "refused a read (status \(stream.streamStatus.rawValue))"
+        }
+    }
+
     /// Reads the stream on its own serial queue. `@unchecked Sendable`: the stream is touched
     /// only on `queue`, one read at a time.
     private final class Reader: @unchecked Sendable {
@@ -85,27 +101,11 @@ enum InputStreamBody {
                         return min(max(0, read), limit)
                     }
                 }
-                if failed { throw Self.failure(of: stream) }
+                // An engine error, which the engine passes on as it is (a session error would
+                // reach the caller as the engine's `invalidBody` with its text wrapped twice).
+                if failed { throw EngineError.invalidBody("the body stream \(InputStreamBody.refusal(of: stream))") }
                 return buffer.readableBytes == 0 ? nil : (buffer, delay)
             }
-        }
-
-        /// Why `stream` refused a read. corelibs' `streamError` traps when the stream holds no
-        /// error (one closed already: a request whose `httpBodyStream` was sent once and is sent
-        /// again), so it is read only for a stream in the error state.
-        /// An engine error, which the engine passes on as it is (a session error would reach the
-        /// caller as the engine's `invalidBody` with its text wrapped twice).
-        private static func failure(of stream: InputStream) -> EngineError {
-            let reason: String
-            switch stream.streamStatus {
-            case .error:
-                reason = stream.streamError.map { "\($0)" } ?? "the body stream failed"
-            case .closed:
-                reason = "the body stream is closed: a stream is read once (was this request sent already?)"
-            default:
-                reason = "the body stream refused a read (status \(stream.streamStatus.rawValue))"
-            }
-            return .invalidBody(reason)
         }
 
         /// Closes the stream (on its queue, after any read in progress).
