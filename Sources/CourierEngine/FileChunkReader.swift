@@ -24,6 +24,10 @@ final class FileChunkReader: Sendable {
     /// names later. Opened without blocking (a FIFO put at the path can't hold the thread) and
     /// checked through the descriptor, so what is checked is what is read.
     init(path: String) throws(EngineError) {
+        // `open` would take the path cut at its first NUL: another file.
+        guard !path.utf8.contains(0) else {
+            throw .invalidBody("the file path \(path.debugDescription) contains a NUL byte")
+        }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             throw .invalidBody("cannot read file \(path): \(String(cString: strerror(errno)))")

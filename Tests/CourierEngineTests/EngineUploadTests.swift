@@ -111,6 +111,38 @@ struct EngineUploadTests {
         }
     }
 
+    /// A file body's path, offset and length in the forms a careless or hostile caller gives
+    /// them each end the request with ``EngineError/invalidBody(_:)`` (no crash, no hang, no
+    /// other file sent). A path with a NUL byte would reach `open` cut at the NUL, naming
+    /// another file (here: the real one before it), so it is refused, not sent.
+    @Test func hostileFileBodiesEndWithInvalidBody() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-hostile-\(UUID()).bin").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 1024)))
+        defer { unlink(path) }
+        let bodies: [(body: RequestBody, what: String)] = [
+            (.file(path: path + "\u{0}.other"), "a NUL in the path"),
+            (.file(path: path, offset: .max, length: 10), "an offset past any file"),
+            (.file(path: path, offset: 0, length: 1 << 40), "a length past the end"),
+            (.file(path: path, offset: -1), "a negative offset"),
+            (.file(path: path, length: -1), "a negative length"),
+            (.file(path: "/dev/zero"), "a device"),
+            (.file(path: FileManager.default.temporaryDirectory.path), "a directory"),
+            (.file(path: path + ".missing"), "a missing file"),
+        ]
+        try await withEngine { engine, server in
+            for (body, what) in bodies {
+                let recorder = EventRecorder()
+                let request = EngineRequest(method: "PUT", url: server.url("/upload"), body: body, idleTimeout: .seconds(5))
+                engine.execute(request) { recorder.record($0) }
+                await recorder.waitForEnd()
+                guard case .invalidBody? = recorder.failure else {
+                    Issue.record("\(what): ended with \(String(describing: recorder.failure)), not invalidBody")
+                    continue
+                }
+            }
+        }
+    }
+
     @Test func aPeerThatStopsReadingStopsTheProducer() async throws {
         let listener = try NonReadingListener()
         defer { listener.close() }
