@@ -36,7 +36,7 @@ public struct EngineConfiguration: Sendable {
     public var maximumConcurrentStreamsPerConnection: Int = 1_000
     /// HTTP/2: the largest response header list accepted (`SETTINGS_MAX_HEADER_LIST_SIZE`,
     /// decoded bytes); a larger one fails the connection with
-    /// ``EngineError/protocolViolation(_:)``. Default 64 KiB; taken as 0…`UInt32.max`.
+    /// ``EngineError/protocolViolation(_:)``. Default 64 KiB; taken as 1 KiB (1,024 bytes) … `UInt32.max`.
     public var http2MaximumHeaderListSize: Int = 64 * 1024
     /// HTTP/2: the receive window each stream keeps open (flow control): how much of a
     /// response may arrive before the caller reads it. Default 1 MiB; taken as 64 KiB (65,535
