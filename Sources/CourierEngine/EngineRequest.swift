@@ -75,7 +75,9 @@ public struct RequestBody: Sendable {
 
     /// A body read from a file as it is sent (never loaded whole). `length` nil sends from
     /// `offset` to the end of the file. A missing or unreadable file fails the request with
-    /// ``EngineError/invalidBody(_:)``.
+    /// ``EngineError/invalidBody(_:)``; so does one replaced or changed between the request's
+    /// start and the moment a connection sends it (its length was measured at the start; a
+    /// request waiting for a connection holds no descriptor of it).
     public static func file(path: String, offset: Int64 = 0, length: Int64? = nil) -> RequestBody {
         RequestBody(storage: .file(path: path, offset: offset, length: length))
     }

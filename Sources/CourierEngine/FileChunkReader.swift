@@ -15,14 +15,27 @@ final class FileChunkReader: Sendable {
     /// hop and the batch it feeds are paid once per MiB, small enough to bound memory.
     static let sliceSize = 1 << 20
 
+    /// Which file a path named when it was opened, and its size then. The change time is part
+    /// of it: a file system reuses a freed inode number at once (tmpfs does), so a file made
+    /// in a deleted one's place can have its device and inode.
+    struct Identity: Sendable, Equatable {
+        let device: UInt64
+        let inode: UInt64
+        let changeSeconds: Int64
+        let changeNanoseconds: Int64
+        let size: Int64
+    }
+
     let path: String
     private let descriptor: Int32
+    /// The file opened.
+    let identity: Identity
     /// The file's size when it was opened.
-    let size: Int64
+    var size: Int64 { identity.size }
 
-    /// Opens `path` once: the descriptor is what the body is read from, whatever the path
-    /// names later. Opened without blocking (a FIFO put at the path can't hold the thread) and
-    /// checked through the descriptor, so what is checked is what is read.
+    /// Opens `path`: the descriptor is what the body is read from. Opened without blocking (a
+    /// FIFO put at the path can't hold the thread) and checked through the descriptor, so what
+    /// is checked is what is read.
     init(path: String) throws(EngineError) {
         // `open` would take the path cut at its first NUL: another file.
         guard !path.utf8.contains(0) else {
@@ -44,7 +57,24 @@ final class FileChunkReader: Sendable {
         }
         self.path = path
         self.descriptor = fd
-        self.size = Int64(info.st_size)
+        #if canImport(Darwin)
+        let changed = info.st_ctimespec
+        #else
+        let changed = info.st_ctim
+        #endif
+        self.identity = Identity(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), changeSeconds: Int64(changed.tv_sec),
+            changeNanoseconds: Int64(changed.tv_nsec), size: Int64(info.st_size))
+    }
+
+    /// Opens `path` to send the file checked as `expected` when its request was made; a path
+    /// that names another file by now (replaced, or a FIFO put there: not a regular file), or
+    /// the same file changed since, is refused.
+    convenience init(path: String, expecting expected: Identity) throws(EngineError) {
+        try self.init(path: path)
+        guard identity == expected else {
+            throw .invalidBody("\(path) was replaced or changed after the request was made")
+        }
     }
 
     deinit {

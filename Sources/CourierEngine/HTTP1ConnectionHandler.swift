@@ -330,13 +330,15 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             writeEnd(exchange, context: context)
         case .file(let path, let offset, let length):
             let total = exchange.expectedBodyLength ?? length ?? 0
-            // Sent from the descriptor opened when the request was made (HTTPEngine.execute),
-            // never by opening the path again: it may name another file, or a FIFO, by now.
-            let opened = exchange.execution.bodyFile
+            // Opened now, off the event loop, and sent only if the path still names the file
+            // checked when the request was made (HTTPEngine.execute): it may name another file,
+            // or a FIFO, by now.
+            let checked = exchange.execution.bodyFile
             startProducer(exchange, context: context) { writer in
-                guard let reader = opened else {
-                    throw EngineError.invalidBody("\(path) was not opened when the request was made")
+                guard let checked else {
+                    throw EngineError.invalidBody("\(path) was not checked when the request was made")
                 }
+                let reader = try FileChunkReader(path: path, expecting: checked)
                 var position = offset
                 var remaining = total
                 while remaining > 0 {

@@ -56,7 +56,7 @@ public final class HTTPEngine: Sendable {
         let idleTimeout = request.idleTimeout ?? configuration.idleTimeout
         let target: RequestTarget
         let proxy: EngineProxy?
-        let bodyFile: FileChunkReader?
+        let bodyFile: FileChunkReader.Identity?
         do {
             target = try RequestTarget(url: request.url)
             proxy = try configuration.proxy(for: target)
@@ -103,7 +103,9 @@ public final class HTTPEngine: Sendable {
         }
     }()
 
-    static func validate(_ request: EngineRequest) throws(EngineError) -> FileChunkReader? {
+    /// Checks `request` before any I/O; for a file body, opens the file (then closes it: a
+    /// request waiting for a connection holds no descriptor) and returns which file it is.
+    static func validate(_ request: EngineRequest) throws(EngineError) -> FileChunkReader.Identity? {
         guard !request.method.isEmpty, request.method.utf8.allSatisfy(HeaderValidation.isTokenByte) else {
             throw .invalidHeader(name: ":method", reason: "'\(request.method)' is not a valid HTTP method")
         }
@@ -112,6 +114,6 @@ public final class HTTPEngine: Sendable {
         if offset < 0 || (length ?? 0) < 0 {
             throw .invalidBody("negative offset or length for \(path)")
         }
-        return try FileChunkReader(path: path)
+        return try FileChunkReader(path: path).identity
     }
 }

@@ -36,12 +36,12 @@ final class RequestExecution: Sendable {
     let key: ConnectionKey
     let waiterID: ConnectionPoolStateMachine.WaiterID
     let idleTimeout: TimeAmount
-    /// The body's length, read once on the caller's thread (for a file, from the descriptor
-    /// opened there: no `stat` on an event loop).
+    /// The body's length, read once on the caller's thread (for a file, from its check there:
+    /// no `stat` on an event loop).
     let bodyLength: Int64?
-    /// A file body, opened once when the request was made: the bytes sent are that file's,
-    /// whatever its path names by the time a connection takes the request.
-    let bodyFile: FileChunkReader?
+    /// A file body's file as checked when the request was made: a connection sends it only if
+    /// the path still names that file (see ``FileChunkReader/init(path:expecting:)``).
+    let bodyFile: FileChunkReader.Identity?
     /// How many batches of a streamed body the connection handed to the socket (flushes that
     /// carried body bytes): the upload path's batching, for diagnostics and its tests.
     let bodyWriteBatches = Atomic<Int>(0)
@@ -53,7 +53,7 @@ final class RequestExecution: Sendable {
         waiterID: ConnectionPoolStateMachine.WaiterID,
         idleTimeout: TimeAmount,
         proxy: EngineProxy? = nil,
-        bodyFile: FileChunkReader? = nil,
+        bodyFile: FileChunkReader.Identity? = nil,
         onEvent: @escaping @Sendable (EngineEvent) -> Void
     ) {
         self.request = request

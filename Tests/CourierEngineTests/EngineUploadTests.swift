@@ -76,16 +76,19 @@ struct EngineUploadTests {
         }
     }
 
-    /// The file a request was made with is the one sent, even when its path is replaced while
-    /// the request waits for a connection. Opening the path again there would send the new
-    /// file or, for a FIFO put in its place, block a thread in `open` until a writer came; the
-    /// body comes from the descriptor opened when the request was made.
-    @Test func aFileReplacedWhileTheRequestWaitsIsStillTheOneSent() async throws {
+    /// A file body whose path is replaced while the request waits for a connection is refused
+    /// with ``EngineError/invalidBody(_:)``, never sent from the file now at the path (another
+    /// file's bytes, or a FIFO that would block a thread in `open` until a writer came): the
+    /// file is checked when the request is made and recognized (device, inode, change time) when it is
+    /// opened to be sent. Waiting requests hold no descriptor of it (hundreds of queued uploads
+    /// must not use up the process's files).
+    @Test(arguments: ["fifo", "other file"])
+    func aFileReplacedWhileTheRequestWaitsIsRefusedNotSent(replacement: String) async throws {
         let chunk = ByteBuffer(repeating: 0x41, count: 100 << 10)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-swapped-\(UUID()).bin").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(chunk.readableBytesView)))
         defer {
-            // A reader stuck opening the FIFO (the bug) is let go: a writer appears, then leaves.
+            // A reader stuck opening the FIFO (a bug) is let go: a writer appears, then leaves.
             let writer = open(path, O_WRONLY | O_NONBLOCK)
             if writer >= 0 { close(writer) }
             unlink(path)
@@ -96,19 +99,36 @@ struct EngineUploadTests {
             let first = EventRecorder()
             engine.execute(EngineRequest(url: server.url("/delay/1"))) { first.record($0) }
             #expect(await eventually { server.requestsReceived(forPath: "/delay/1") == 1 })
-            let second = EventRecorder()
-            let upload = EngineRequest(method: "PUT", url: server.url("/upload"), body: .file(path: path), idleTimeout: .seconds(5))
-            engine.execute(upload) { second.record($0) }
-            // Queued behind the first request (one connection): its path now names a FIFO.
+            let queued = (0..<20).map { _ in EventRecorder() }
+            for recorder in queued {
+                let upload = EngineRequest(method: "PUT", url: server.url("/upload"), body: .file(path: path), idleTimeout: .seconds(5))
+                engine.execute(upload) { recorder.record($0) }
+            }
+            #expect(Self.openDescriptors(of: path) == 0, "queued uploads hold descriptors of their file")
+            // Queued behind the first request (one connection): the path now names something else.
             #expect(unlink(path) == 0)
-            #expect(mkfifo(path, 0o600) == 0)
+            if replacement == "fifo" {
+                #expect(mkfifo(path, 0o600) == 0)
+            } else {
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 100 << 10)))
+            }
             await first.waitForEnd()
-            await second.waitForEnd()
-            #expect(second.failure == nil)
-            let outcome = try UploadOutcome(second)
-            #expect(outcome.bytes == chunk.readableBytes)
-            #expect(outcome.sha256 == UploadOutcome.sha256(of: chunk, times: 1))
+            for recorder in queued {
+                await recorder.waitForEnd()
+                guard case .invalidBody(let reason) = recorder.failure else {
+                    Issue.record("expected invalidBody, got \(String(describing: recorder.failure))")
+                    continue
+                }
+                #expect(reason.contains("was replaced") || reason.contains("is not a regular file"), "\(reason)")
+            }
+            #expect(server.requestsReceived(forPath: "/upload") <= queued.count)
         }
+    }
+
+    /// How many of this process's descriptors are open on `path` (Linux: /proc/self/fd).
+    private static func openDescriptors(of path: String) -> Int {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }.count
     }
 
     /// A file body's path, offset and length in the forms a careless or hostile caller gives
