@@ -177,6 +177,47 @@ import FoundationNetworking
         await #expect(throws: CancellationError.self) { try await writer.value }
     }
 
+    /// A declared part length is the caller's number: a negative one, or lengths whose sum with
+    /// the framing passes Int64.max, make the form request fail with a typed error naming the
+    /// problem (a negative Content-Length was sent, or the sum trapped), and ``contentLength``
+    /// says -1 instead of trapping.
+    @Test(arguments: [[-1], [Int64.min], [Int64.max], [Int64.max / 2, Int64.max / 2], [5, -6]] as [[Int64]])
+    func hostileDeclaredLengthsAreATypedError(lengths: [Int64]) throws {
+        let serializer = HTTPRequestSerializer()
+        var built: MultipartFormData?
+        do {
+            _ = try serializer.multipartFormRequest(method: "POST", urlString: "http://h/") { form in
+                built = form
+                for length in lengths {
+                    form.appendPart(
+                        inputStream: InputStream(data: Data()), name: "s", fileName: "s", length: length, mimeType: "x/y")
+                }
+            }
+            Issue.record("lengths \(lengths): no error")
+        } catch CourierError.requestSerializationFailed(.bodyStreamFailed(let reason)) {
+            let expected =
+                lengths.contains { $0 < 0 }
+                ? "part \(try #require(lengths.firstIndex { $0 < 0 })) declares a negative length"
+                : "the declared lengths add up to more than \(Int64.max) bytes"
+            #expect(reason.hasPrefix(expected), "\(reason)")
+        }
+        #expect(built?.contentLength == -1)
+        // Read as an InputStream (`makeInputStream`), parts that yield bytes: the read fails,
+        // never traps (Int64.min minus the bytes read overflowed).
+        let form = MultipartFormData(boundary: "B")
+        for length in lengths {
+            form.appendPart(
+                inputStream: InputStream(data: Data("xyz".utf8)), name: "s", fileName: "s", length: length, mimeType: "x/y")
+        }
+        let stream = form.makeInputStream()
+        stream.open()
+        var buffer = [UInt8](repeating: 0, count: 64)
+        var read = 1
+        while read > 0 { read = stream.read(&buffer, maxLength: buffer.count) }
+        #expect(read == -1, "lengths \(lengths)")
+        stream.close()
+    }
+
     @Test func serializerFlattensParametersAndSetsHeaders() async throws {
         let serializer = HTTPRequestSerializer()
         let request = try serializer.multipartFormRequest(

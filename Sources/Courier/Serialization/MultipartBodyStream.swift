@@ -104,6 +104,11 @@ final class MultipartBodyStream: InputStream {
                 if !data.isEmpty { return data }
             case .part(let part):
                 if !partStarted {
+                    // The caller's number: a negative one would overflow `remainingInPart`.
+                    guard part.length >= 0 else {
+                        throw CourierError.requestSerializationFailed(
+                            .bodyStreamFailed("a part declares a negative length (\(part.length) bytes)"))
+                    }
                     partStarted = true
                     remainingInPart = part.length
                 }

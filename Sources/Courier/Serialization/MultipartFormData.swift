@@ -67,9 +67,37 @@ public final class MultipartFormData: Sendable {
     public var isReplayable: Bool { state.withLock { $0.parts.allSatisfy(\.isReplayable) } }
 
     /// The exact byte count of the body: boundaries, part headers and declared body lengths.
-    /// Zero for an empty form.
+    /// Zero for an empty form; -1 when a part declares a negative length or the lengths add up
+    /// past `Int64.max` (sending such a form fails with
+    /// ``CourierError/RequestSerializationReason/bodyStreamFailed(_:)`` saying which).
     public var contentLength: Int64 {
-        segments(of: state.withLock { $0.parts }).reduce(0) { $0 + $1.length }
+        (try? checkedContentLength()) ?? -1
+    }
+
+    /// ``contentLength``, or the typed error saying why the form has none.
+    func checkedContentLength() throws -> Int64 {
+        try Self.length(of: segments(of: state.withLock { $0.parts }))
+    }
+
+    /// The sum of the segments' lengths, checked: each declared part length is the caller's
+    /// number. Parts are counted from 0, as the body's other errors name them.
+    static func length(of segments: [MultipartBodyStream.Segment]) throws -> Int64 {
+        var total: Int64 = 0
+        var partIndex = -1
+        for segment in segments {
+            if case .part = segment { partIndex += 1 }
+            guard segment.length >= 0 else {
+                throw CourierError.requestSerializationFailed(
+                    .bodyStreamFailed("part \(partIndex) declares a negative length (\(segment.length) bytes)"))
+            }
+            let (sum, overflow) = total.addingReportingOverflow(segment.length)
+            guard !overflow else {
+                throw CourierError.requestSerializationFailed(
+                    .bodyStreamFailed("the declared lengths add up to more than \(Int64.max) bytes"))
+            }
+            total = sum
+        }
+        return total
     }
 
     // MARK: - Appending parts
@@ -176,7 +204,8 @@ public final class MultipartFormData: Sendable {
     /// fails the request with `EngineError.invalidBody` naming the part (through a session:
     /// ``CourierError/engine(_:)``).
     public func makeRequestBody() -> RequestBody {
-        .stream(length: contentLength) { writer in
+        // A form with no length (see ``contentLength``) fails at once in `writeBody`.
+        .stream(length: try? checkedContentLength()) { writer in
             // File parts are read straight into the buffers the engine sends (no `Data` and no
             // copy per chunk); framing and in-memory parts are copied into a buffer once.
             do {
@@ -274,8 +303,10 @@ public final class MultipartFormData: Sendable {
             }
         }
 
+        let segments = segments(of: parts)
+        _ = try Self.length(of: segments)  // a hostile declared length fails before any byte
         var partIndex = 0
-        for segment in segments(of: parts) {
+        for segment in segments {
             switch segment {
             case .data(let framing): try await emit(Chunk(framing))
             case .part(let part):

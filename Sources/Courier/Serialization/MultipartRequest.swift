@@ -43,7 +43,9 @@ extension HTTPRequestSerializer {
     /// `Content-Type: multipart/form-data; boundary=…` and the exact `Content-Length`.
     /// - Throws: ``CourierError/RequestSerializationReason/multipartMethodNotAllowed(_:)`` for
     ///   GET and HEAD (AFN asserts), ``CourierError/RequestSerializationReason/invalidURL(_:)``,
-    ///   ``CourierError/RequestSerializationReason/stringEncodingFailed(_:)``, and whatever
+    ///   ``CourierError/RequestSerializationReason/stringEncodingFailed(_:)``,
+    ///   ``CourierError/RequestSerializationReason/bodyStreamFailed(_:)`` when a part declares a
+    ///   negative length or the lengths add up past `Int64.max`, and whatever
     ///   `constructingBody` throws (such as a missing file).
     public func multipartFormRequest(
         method: String,
@@ -69,7 +71,7 @@ extension HTTPRequestSerializer {
         try constructingBody(form)
         guard !form.isEmpty else { return MultipartRequest(urlRequest: request, formData: nil) }
         request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
-        request.setValue(String(form.contentLength), forHTTPHeaderField: "Content-Length")
+        request.setValue(String(try form.checkedContentLength()), forHTTPHeaderField: "Content-Length")
         return MultipartRequest(urlRequest: request, formData: form)
     }
 
