@@ -218,6 +218,23 @@ import FoundationNetworking
         stream.close()
     }
 
+    /// A field name or file name is often not the caller's own (a parameter key from input, a
+    /// file's name on disk, which may hold `"` and newlines on Linux): it can't close its quotes
+    /// or start a header or a part of its own. Escaped as browsers do (WHATWG's multipart
+    /// form-data encoding: `"` %22, CR %0D, LF %0A).
+    @Test func namesCantBreakOutOfTheirQuotes() async throws {
+        let form = MultipartFormData(boundary: "B")
+        form.appendPart(formData: Data("v".utf8), name: "a\"; name=\"admin\r\nX-Evil: 1")
+        form.appendPart(fileData: Data("f".utf8), name: "f\n", fileName: "x.txt\"\r\n\r\n--B--\r\n", mimeType: "text/plain")
+        let text = try #require(String(data: try await Self.body(of: form), encoding: .utf8))
+        let expected =
+            "--B\r\nContent-Disposition: form-data; name=\"a%22; name=%22admin%0D%0AX-Evil: 1\"\r\n\r\nv"
+            + "\r\n--B\r\nContent-Disposition: form-data; name=\"f%0A\"; filename=\"x.txt%22%0D%0A%0D%0A--B--%0D%0A\"\r\n"
+            + "Content-Type: text/plain\r\n\r\nf\r\n--B--\r\n"
+        #expect(text == expected)
+        #expect(form.contentLength == Int64(text.utf8.count))
+    }
+
     @Test func serializerFlattensParametersAndSetsHeaders() async throws {
         let serializer = HTTPRequestSerializer()
         let request = try serializer.multipartFormRequest(

@@ -167,11 +167,12 @@ public final class MultipartFormData: Sendable {
                 source: .data(fileData), length: Int64(fileData.count)))
     }
 
-    /// Appends a plain form field: `Content-Disposition: form-data; name="<name>"` only.
+    /// Appends a plain form field: `Content-Disposition: form-data; name="<name>"` only
+    /// (`"`, CR and LF in the name written %22, %0D, %0A, as browsers do).
     public func appendPart(formData: Data, name: String) {
         append(
             MultipartBodyPart(
-                headers: [("Content-Disposition", "form-data; name=\"\(name)\"")],
+                headers: [("Content-Disposition", "form-data; name=\"\(Self.quotable(name))\"")],
                 source: .data(formData), length: Int64(formData.count)))
     }
 
@@ -351,9 +352,27 @@ public final class MultipartFormData: Sendable {
 
     static func fileHeaders(name: String, fileName: String, mimeType: String) -> [(name: String, value: String)] {
         [
-            ("Content-Disposition", "form-data; name=\"\(name)\"; filename=\"\(fileName)\""),
+            ("Content-Disposition", "form-data; name=\"\(quotable(name))\"; filename=\"\(quotable(fileName))\""),
             ("Content-Type", mimeType),
         ]
+    }
+
+    /// `value` as it may sit between a `Content-Disposition` parameter's quotes: `"`, CR and LF
+    /// written %22, %0D and %0A (WHATWG's multipart/form-data encoding, what browsers send), so
+    /// a name from input or a file's name on disk can't close its quotes or start a header or
+    /// a part. Anything else is kept as it is.
+    static func quotable(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == 0x0D || $0 == 0x0A }) else { return value }
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "%22"
+            case "\r": escaped += "%0D"
+            case "\n": escaped += "%0A"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     /// The size of a regular, readable file, or the typed error naming the path.
