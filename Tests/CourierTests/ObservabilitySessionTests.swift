@@ -187,6 +187,25 @@ struct ObservabilitySessionTests {
         #expect(refused.errors.count == 1)
     }
 
+    /// The error a span records is shown as its status message is: a URL with credentials the
+    /// engine refuses (port 0) names that URL in its error, which reached the span unredacted.
+    @Test func aSpansRecordedErrorHidesTheURLsSecrets() async throws {
+        let tracer = W3CTestTracer()
+        var configuration = SessionConfiguration()
+        configuration.observability.tracer = tracer
+        let manager = HTTPSessionManager(configuration: configuration)
+        let url = try #require(URL(string: "http://user:s3cretpw@127.0.0.1:0/x?access_token=s3crettoken"))
+        await #expect(throws: (any Error).self) { _ = try await manager.data(for: URLRequest(url: url)) }
+        let span = try #require(tracer.finishedSpans.last)
+        #expect(span.errors.count == 1)
+        for recorded in span.errors {
+            let shown = String(describing: recorded.error)
+            #expect(shown.contains("invalid URL"), "\(shown)")
+            #expect(!shown.contains("s3cret"), "\(shown)")
+        }
+        #expect(span.status?.message?.contains("s3cret") == false)
+    }
+
     @Test func eachRedirectHopIsItsOwnSpanAndExchange() async throws {
         let tracer = W3CTestTracer()
         let metrics = TestMetrics()

@@ -205,6 +205,8 @@ final class ExchangeObservation: Sendable {
         let status = status.withLock { $0 }
         let observer = task.observer
         let errorType: String? = error.map { ObservabilityLabels.errorType($0) } ?? status.flatMap { $0 >= 400 ? String($0) : nil }
+        // What the error says, as it may be shown (it can name the request's URL).
+        let errorMessage = error.map { observer.redaction.redactedMessage($0.description) }
         if let factory = observer.metricsFactory {
             let dimensions = observer.dimensions(method: methodLabel, status: error == nil ? status : nil, host: host)
             Counter(label: SessionObservability.MetricLabels.requests, dimensions: dimensions, factory: factory).increment()
@@ -226,10 +228,11 @@ final class ExchangeObservation: Sendable {
                 if let errorType { attributes["error.type"] = errorType }
                 if let version = Self.protocolVersion(metrics.networkProtocolName) { attributes["network.protocol.version"] = version }
             }
-            if let error { span.recordError(error) }
-            if errorType != nil {
-                span.setStatus(SpanStatus(code: .error, message: error.map { observer.redaction.redactedMessage(String(describing: $0)) }))
+            if let error, let errorMessage {
+                // Exporters write what the error describes: recorded as shown when redaction hid something.
+                span.recordError(errorMessage == error.description ? error : RedactedError(description: errorMessage))
             }
+            if errorType != nil { span.setStatus(SpanStatus(code: .error, message: errorMessage)) }
             span.end()
         }
         if let logger = task.logger, logger.logLevel <= .debug {
@@ -250,9 +253,9 @@ final class ExchangeObservation: Sendable {
                 metadata["courier.connect_ms"] = .string(
                     TaskObservation.milliseconds(.milliseconds(connectEnd.timeIntervalSince(connectStart) * 1000)))
             }
-            if let error {
-                metadata["error.type"] = .string(ObservabilityLabels.errorType(error))
-                metadata["error.message"] = .string(observer.redaction.redactedMessage(error.description))
+            if let errorType, let errorMessage {
+                metadata["error.type"] = .string(errorType)
+                metadata["error.message"] = .string(errorMessage)
             }
             logger.debug(error == nil ? "HTTP response" : "HTTP exchange failed", metadata: metadata)
         }
