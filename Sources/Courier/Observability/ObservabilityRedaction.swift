@@ -88,15 +88,11 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     /// alone `REDACTED`), sensitive query values become `REDACTED`; the fragment is dropped
     /// (it never leaves the client). Everything else is kept as written.
     public func redactedURL(_ url: URL) -> String {
-        redactedURL(url, depth: 0)
+        redactedURLReportingChange(url, depth: 0, nested: true).string
     }
 
     /// How deep URLs nested in query values are taken apart; deeper ones are hidden whole.
     private static let maximumNesting = 4
-
-    private func redactedURL(_ url: URL, depth: Int) -> String {
-        redactedURLReportingChange(url, depth: depth, nested: true).string
-    }
 
     /// ``redactedURL(_:)``, and whether anything was hidden or dropped (a nested URL with
     /// nothing to hide is kept exactly as it came, not as Foundation would write it again).
