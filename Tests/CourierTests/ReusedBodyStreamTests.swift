@@ -68,8 +68,7 @@ struct ReusedBodyStreamTests {
                         inputStream: InputStream(data: Data("stream!".utf8)), name: "s", fileName: "s.bin", length: 7,
                         mimeType: "application/octet-stream")
                 }, progress: nil,
-                success: { _, object in recorder.handler(nil, object, nil) },
-                failure: { _, error in recorder.handler(nil, nil, error) })
+                success: recorder.success(), failure: recorder.failure())
             #expect(task != nil)
             await recorder.wait()
             let error = recorder.first?.error

@@ -235,8 +235,7 @@ struct SerializerInputTests {
                     form.appendPart(fileData: Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain")
                 },
                 progress: nil,
-                success: { _, object in recorder.handler(nil, object, nil) },
-                failure: { _, error in recorder.handler(nil, nil, error) })
+                success: recorder.success(), failure: recorder.failure())
             await recorder.wait()
             #expect(recorder.first?.error == nil)
             #expect((recorder.first?.object as? JSONValue)?["files"] != nil)
