@@ -186,6 +186,13 @@ struct ObservabilityRedactionTests {
             #expect(rules.redactedHeaderValue(name: name, value: "v") == "REDACTED")
         }
         #expect(rules.redactedHeaderValue(name: "Accept", value: "text/html") == "text/html")
+        // A name that isn't a token is never sent, and may be a credential header misspelled.
+        for name in ["Authorization ", " Cookie", "X-Api-Key:", "Auth\tToken", "Authorization\r\n", "", "Authoriz\u{E9}"] {
+            #expect(rules.isSensitiveHeader(name), "\(name)")
+        }
+        for name in ["Accept", "X-Request-Id", "If-None-Match", "a!#$%&'*+-.^_`|~0"] {
+            #expect(!rules.isSensitiveHeader(name), "\(name)")
+        }
     }
 
     @Test func listsCanBeChanged() {

@@ -66,6 +66,25 @@ struct ObservabilitySessionTests {
         #expect(ids.first?.count == 16)
     }
 
+    /// A credential header whose name isn't one the engine sends (a space or a colon in it: the
+    /// request is refused) is still hidden in the trace-level record written before that.
+    @Test func aCredentialHeaderWithAMalformedNameIsHidden() async throws {
+        let recorder = LogRecorder()
+        var configuration = SessionConfiguration()
+        configuration.observability.logger = recorder.logger
+        let manager = HTTPSessionManager(configuration: configuration)
+        for name in ["Authorization ", " Authorization", "Authorization:", "Cookie\t", "X-Api-Key;"] {
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/get")))
+            request.setValue("s3cret", forHTTPHeaderField: name)
+            _ = try? await manager.data(for: request)
+        }
+        #expect(recorder.all.contains { $0.message == "HTTP request" })
+        for record in recorder.all {
+            let text = "\(record.message) \(record.metadata)"
+            #expect(!text.contains("s3cret"), "\(text)")
+        }
+    }
+
     @Test func aFailedTaskIsLoggedAsAWarningWithItsKind() async throws {
         let recorder = LogRecorder()
         var configuration = SessionConfiguration()

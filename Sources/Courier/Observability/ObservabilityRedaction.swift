@@ -58,10 +58,19 @@ public struct ObservabilityRedaction: Sendable, Equatable {
         self.sensitiveQueryParameterSuffixes = Set(sensitiveQueryParameterSuffixes.map { $0.lowercased() })
     }
 
-    /// Whether a header's value is hidden.
+    /// Whether a header's value is hidden: its name is in ``sensitiveHeaders``, or is not an
+    /// RFC 9110 token (`Authorization `, `Cookie:`: never sent, the engine refuses the request,
+    /// but recorded before that, and may be a credential header misspelled).
     public func isSensitiveHeader(_ name: String) -> Bool {
-        sensitiveHeaders.contains(name.lowercased())
+        sensitiveHeaders.contains(name.lowercased()) || !Self.isToken(name)
     }
+
+    /// Whether `name` is an RFC 9110 token (visible ASCII but its delimiters).
+    private static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !Self.delimiters.contains($0) }
+    }
+
+    private static let delimiters = Set(#""(),/:;<=>?@[\]{}"#.utf8)
 
     /// A header's value as it may be shown: ``placeholder`` for a sensitive header.
     public func redactedHeaderValue(name: String, value: String) -> String {
