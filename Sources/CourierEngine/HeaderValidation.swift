@@ -4,7 +4,8 @@ import NIOHTTP1
 ///
 /// A name must be an RFC 9110 token; a value must not contain CR, LF or NUL. Checked before any
 /// I/O so a bad header is a typed error, never bytes on the wire.
-enum HeaderValidation {
+package enum HeaderValidation {
+    /// Throws for the first header whose name is not a token or whose value holds CR, LF or NUL.
     static func validate(_ headers: HTTPHeaders) throws(EngineError) {
         for (name, value) in headers {
             guard !name.isEmpty else { throw .invalidHeader(name: name, reason: "empty header name") }
@@ -17,8 +18,10 @@ enum HeaderValidation {
         }
     }
 
+    /// An RFC 9110 §5.6.2 `tchar` (the bytes of a method or a header name). The one check of it
+    /// in the package: the session layer's parsers and redaction use it too.
     @inline(__always)
-    static func isTokenByte(_ byte: UInt8) -> Bool {
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -30,5 +33,12 @@ enum HeaderValidation {
         default:
             return false
         }
+    }
+}
+
+extension HeaderValidation {
+    /// Whether `text` is a non-empty RFC 9110 token (a method or a header name).
+    package static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import CourierEngine
 
 /// What is hidden before a URL or a header is logged or put on a span: header values of
 /// credential headers, the user and password of a URL, and the values of query parameters
@@ -62,15 +63,8 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     /// RFC 9110 token (`Authorization `, `Cookie:`: never sent, the engine refuses the request,
     /// but recorded before that, and may be a credential header misspelled).
     public func isSensitiveHeader(_ name: String) -> Bool {
-        sensitiveHeaders.contains(name.lowercased()) || !Self.isToken(name)
+        sensitiveHeaders.contains(name.lowercased()) || !HeaderValidation.isToken(name)
     }
-
-    /// Whether `name` is an RFC 9110 token (visible ASCII but its delimiters).
-    private static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !Self.delimiters.contains($0) }
-    }
-
-    private static let delimiters = Set(#""(),/:;<=>?@[\]{}"#.utf8)
 
     /// A header's value as it may be shown: ``placeholder`` for a sensitive header.
     public func redactedHeaderValue(name: String, value: String) -> String {

@@ -1,3 +1,4 @@
+import CourierEngine
 import Crypto
 import Foundation
 
@@ -162,15 +163,8 @@ private struct ChallengeScanner {
     private static let quote = UInt8(ascii: "\"")
     private static let backslash = UInt8(ascii: "\\")
 
-    /// RFC 9110 §5.6.2 tchar.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
+    /// RFC 9110 §5.6.2 tchar (the engine's check).
+    private static func isTokenByte(_ byte: UInt8) -> Bool { HeaderValidation.isTokenByte(byte) }
 
     /// token68's characters, before its trailing `=`s.
     private static func isToken68Byte(_ byte: UInt8) -> Bool {

@@ -1,3 +1,4 @@
+import CourierEngine
 public import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
@@ -179,16 +180,7 @@ public struct DownloadResumeData: Sendable, Equatable {
     }
 
     /// An HTTP token (RFC 9110 §5.6.2): a method or a field name.
-    private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
-        }
-    }
+    private static func isToken(_ text: String) -> Bool { HeaderValidation.isToken(text) }
 
     /// A field value without control characters other than tab (no CR, LF or NUL).
     private static func isFieldValue(_ text: String) -> Bool {
