@@ -51,13 +51,13 @@ extension ResponseSerializer {
 
     /// What a completed task hands out for `response` and `data`: a built-in serializer reads
     /// the response through ``SerializerInput``; any other gets the response itself. A nil
-    /// wrapped in `Optional` becomes nil (``TaskDelegate/unwrapOptional(_:)``).
+    /// wrapped in `Optional` becomes nil (``SerializedObject/unwrapped(_:)``).
     func serializeForCompletion(_ response: HTTPURLResponse?, data: Data?) -> (object: (any Sendable)?, error: CourierError?) {
         if let builtIn = self as? any InputSerializing {
             return builtIn.serializeForTask(response.map(SerializerInput.init), data: data)
         }
         let result = serializeResponseErased(response, data: data)
-        return (TaskDelegate.unwrapOptional(result.object), result.error)
+        return (SerializedObject.unwrapped(result.object), result.error)
     }
 }
 

@@ -62,7 +62,7 @@ protocol InputSerializing: ResponseSerializer {
     func responseObject(for input: SerializerInput?, data: Data?) throws(CourierError) -> Output
 
     /// ``serialize(_:data:)`` with the object as a completed task hands it out: erased, and nil
-    /// for a nil wrapped in `Optional`s (``TaskDelegate/unwrapOptional(_:)``). The default
+    /// for a nil wrapped in `Optional`s (``SerializedObject/unwrapped(_:)``). The default
     /// unwraps dynamically; a serializer whose output type is known does it without a cast.
     func serializeForTask(_ input: SerializerInput?, data: Data?) -> (object: (any Sendable)?, error: CourierError?)
 }
@@ -76,7 +76,7 @@ extension InputSerializing {
 
     func serializeForTask(_ input: SerializerInput?, data: Data?) -> (object: (any Sendable)?, error: CourierError?) {
         let result = serialize(input, data: data)
-        return (TaskDelegate.unwrapOptional(result.object.map { $0 as any Sendable }), result.error)
+        return (SerializedObject.unwrapped(result.object.map { $0 as any Sendable }), result.error)
     }
 
     /// ``serialize(_:data:)`` with the object type erased, for code that holds an
