@@ -84,10 +84,13 @@ struct InterceptorSessionTests {
 
     /// `Retry-After` as seconds, as an HTTP-date, and past the policy's cap: the retry waits what
     /// it asks (at most the cap), and monitors hear that delay. (An HTTP-date has whole seconds:
-    /// 3 s ahead is at least 2 s ahead. A hang in the capped case means no cap: an hour asked for.)
+    /// 3 s ahead is at least 2 s ahead when the server writes it; the delay the client computes is
+    /// that less the time the answer took to reach it — 0.55 s once in a loaded CI run — so the
+    /// wait itself is asserted where it is exact, at the server: the retry's arrival ≥ 1.5 s
+    /// after the first. A hang in the capped case means no cap: an hour asked for.)
     @Test(arguments: [
         (path: "/retry/after?fail=1&status=429&retry_after=1", cap: 60.0, minimumGap: 1.0, delays: 1.0...1.0),
-        (path: "/retry/date?fail=1&retry_after=date:3", cap: 60.0, minimumGap: 1.5, delays: 1.5...3.0),
+        (path: "/retry/date?fail=1&retry_after=date:3", cap: 60.0, minimumGap: 1.5, delays: 1.0...3.0),
         (path: "/retry/capped?fail=1&retry_after=3600", cap: 0.3, minimumGap: 0.3, delays: 0.3...0.3),
     ])
     func retryAfterIsHonouredUpToTheCap(
