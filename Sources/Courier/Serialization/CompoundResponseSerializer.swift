@@ -35,31 +35,11 @@ public final class CompoundResponseSerializer: HTTPResponseSerializerWrapper {
     public func serializeResponse(_ response: HTTPURLResponse?, data: Data?) -> SerializedResponse<(any Sendable)?> {
         for serializer in responseSerializers {
             let result = serializer.serializeResponseErased(response, data: data)
-            if let object = result.object, let unwrapped = Self.unwrapped(object) {
+            if let unwrapped = SerializedObject.unwrapped(result.object) {
                 return SerializedResponse(object: .some(unwrapped), error: result.error)
             }
         }
         let fallback = base.serializeResponse(response, data: data)
         return SerializedResponse(object: .some(fallback.object.flatMap { $0 }), error: fallback.error)
-    }
-
-    /// `value` unless it is an empty `Optional` (at any depth of nesting).
-    static func unwrapped(_ value: any Sendable) -> (any Sendable)? {
-        if let optional = value as? any OptionalMarker, optional.isNone { return nil }
-        return value
-    }
-}
-
-/// Lets type-erased code see whether a value is an empty `Optional`.
-protocol OptionalMarker {
-    var isNone: Bool { get }
-}
-
-extension Optional: OptionalMarker {
-    var isNone: Bool {
-        switch self {
-        case .none: return true
-        case .some(let wrapped): return (wrapped as? any OptionalMarker)?.isNone ?? false
-        }
     }
 }
