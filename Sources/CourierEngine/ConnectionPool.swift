@@ -11,13 +11,15 @@ final class ConnectionPool: Sendable {
         var waiters: [ConnectionPoolStateMachine.WaiterID: RequestExecution] = [:]
         var connections: [ConnectionPoolStateMachine.ConnectionID: HTTP1Connection] = [:]
         var http2Connections: [ConnectionPoolStateMachine.ConnectionID: HTTP2Connection] = [:]
-        var nextWaiterID = 0
     }
 
     let state: Mutex<State>
     private let factory: ConnectionFactory
     let configuration: EngineConfiguration
     private let shutdownPromiseLock = Mutex<[CheckedContinuation<Void, Never>]>([])
+    /// The last waiter identifier handed out. Atomic rather than under `state`: every request
+    /// takes one, from whichever thread starts it, and that lock is the pool's busiest.
+    private let lastWaiterID = Atomic<Int>(0)
 
     init(configuration: EngineConfiguration, factory: ConnectionFactory) {
         self.configuration = configuration
@@ -33,10 +35,7 @@ final class ConnectionPool: Sendable {
     }
 
     func makeWaiterID() -> ConnectionPoolStateMachine.WaiterID {
-        state.withLock { state in
-            state.nextWaiterID += 1
-            return .init(raw: state.nextWaiterID)
-        }
+        .init(raw: lastWaiterID.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 
     /// Open connections (idle or busy), for tests and diagnostics.
@@ -55,8 +54,8 @@ final class ConnectionPool: Sendable {
             case wait
             case fail
         }
+        let mayUseHTTP2 = factory.mayUseHTTP2(execution.key)
         let next: Next = state.withLock { state in
-            let mayUseHTTP2 = factory.mayUseHTTP2(execution.key)
             switch state.machine.requestConnection(for: execution.key, waiter: execution.waiterID, mayUseHTTP2: mayUseHTTP2) {
             case .lease(let id):
                 guard let connection = state.connections[id] else { return .fail }

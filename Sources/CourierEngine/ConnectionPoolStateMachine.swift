@@ -142,38 +142,45 @@ struct ConnectionPoolStateMachine {
     /// HTTP/2 (decided by the engine's configuration; read when the key is first seen).
     mutating func requestConnection(for key: ConnectionKey, waiter: WaiterID, mayUseHTTP2: Bool = false) -> RequestAction {
         guard !isShutDown else { return .failShutDown }
-        var host = hosts[key] ?? HostState(knownProtocol: mayUseHTTP2 ? .unknown : .http1)
-        defer { hosts[key] = host }
-        if let connection = host.http2ConnectionWithFreeStream {
-            host.http2[connection]?.activeStreams += 1
-            return .leaseStream(connection)
+        if hosts.index(forKey: key) == nil {
+            hosts[key] = HostState(knownProtocol: mayUseHTTP2 ? .unknown : .http1)
         }
-        if let connection = host.idle.popLast() {
-            host.leased.insert(connection)
-            return .lease(connection)
-        }
-        host.waiters.append(waiter)
-        if host.knownProtocol != .http1 {
-            // One connection at a time until it says what it speaks; an HTTP/2 connection
-            // that is merely full makes requests wait for a stream, not a new connection.
-            if host.connecting == 0, !host.hasLiveHTTP2Connection {
+        let limit = maximumConnectionsPerHost
+        return withHost(key) { host -> RequestAction in
+            if let connection = host.http2ConnectionWithFreeStream {
+                host.http2[connection]?.activeStreams += 1
+                return .leaseStream(connection)
+            }
+            if let connection = host.idle.popLast() {
+                host.leased.insert(connection)
+                return .lease(connection)
+            }
+            host.waiters.append(waiter)
+            if host.knownProtocol != .http1 {
+                // One connection at a time until it says what it speaks; an HTTP/2 connection
+                // that is merely full makes requests wait for a stream, not a new connection.
+                if host.connecting == 0, !host.hasLiveHTTP2Connection {
+                    host.connecting += 1
+                    return .createConnection(key)
+                }
+                return .enqueued
+            }
+            if host.openOrOpening < limit {
                 host.connecting += 1
                 return .createConnection(key)
             }
             return .enqueued
-        }
-        if host.openOrOpening < maximumConnectionsPerHost {
-            host.connecting += 1
-            return .createConnection(key)
-        }
-        return .enqueued
+        } ?? .failShutDown
     }
 
     /// A queued waiter gave up (cancelled or timed out). Returns whether it was still queued.
     mutating func cancelWaiter(_ waiter: WaiterID, key: ConnectionKey) -> Bool {
-        guard var host = hosts[key], let index = host.waiters.firstIndex(of: waiter) else { return false }
-        host.waiters.remove(at: index)
-        hosts[key] = host
+        let removed = withHost(key) { host -> Bool in
+            guard let index = host.waiters.firstIndex(of: waiter) else { return false }
+            host.waiters.remove(at: index)
+            return true
+        }
+        guard removed == true else { return false }
         cleanUp(key)
         return true
     }
@@ -181,11 +188,12 @@ struct ConnectionPoolStateMachine {
     // MARK: - Connections
 
     mutating func connectionEstablished(_ connection: ConnectionID, key: ConnectionKey) -> ConnectionAction {
-        guard var host = hosts[key] else { return .close(connection) }
-        host.connecting -= 1
-        host.knownProtocol = .http1
+        let known: Void? = withHost(key) { host in
+            host.connecting -= 1
+            host.knownProtocol = .http1
+        }
+        guard known != nil else { return .close(connection) }
         keys[connection] = key
-        hosts[key] = host
         if isShutDown {
             keys[connection] = nil
             cleanUp(key)
@@ -195,37 +203,33 @@ struct ConnectionPoolStateMachine {
     }
 
     mutating func connectionFailed(key: ConnectionKey) -> FailureAction {
-        guard var host = hosts[key] else { return .none }
-        host.connecting -= 1
-        if host.knownProtocol == .unknown || (host.knownProtocol == .http2 && !host.hasLiveHTTP2Connection && host.connecting == 0) {
-            // Everyone waited for this one connection.
-            let failed = Array(host.waiters)
-            host.waiters.removeAll()
-            hosts[key] = host
-            cleanUp(key)
-            return failed.isEmpty ? .none : .failWaiters(failed)
+        let limit = maximumConnectionsPerHost
+        let shutDown = isShutDown
+        let action = withHost(key) { host -> FailureAction in
+            host.connecting -= 1
+            if host.knownProtocol == .unknown || (host.knownProtocol == .http2 && !host.hasLiveHTTP2Connection && host.connecting == 0) {
+                // Everyone waited for this one connection.
+                let failed = Array(host.waiters)
+                host.waiters.removeAll()
+                return failed.isEmpty ? .none : .failWaiters(failed)
+            }
+            guard let waiter = host.waiters.popFirst() else { return .none }
+            var retryKey: ConnectionKey?
+            if host.waiters.count > host.connecting, host.openOrOpening < limit, !shutDown {
+                host.connecting += 1
+                retryKey = key
+            }
+            return .failWaiter(waiter, retryKey: retryKey)
         }
-        guard let waiter = host.waiters.popFirst() else {
-            hosts[key] = host
-            cleanUp(key)
-            return .none
-        }
-        var retryKey: ConnectionKey?
-        if host.waiters.count > host.connecting, host.openOrOpening < maximumConnectionsPerHost, !isShutDown {
-            host.connecting += 1
-            retryKey = key
-        }
-        hosts[key] = host
+        guard let action else { return .none }
         cleanUp(key)
-        return .failWaiter(waiter, retryKey: retryKey)
+        return action
     }
 
     /// A request finished on `connection`. `reusable`: the exchange ended cleanly and the
     /// connection stays open.
     mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool) -> ConnectionAction {
-        guard let key = keys[connection], var host = hosts[key] else { return .none }
-        host.leased.remove(connection)
-        hosts[key] = host
+        guard let key = keys[connection], withHost(key, { _ = $0.leased.remove(connection) }) != nil else { return .none }
         guard reusable, !isShutDown else {
             return .close(connection)
         }
@@ -235,23 +239,27 @@ struct ConnectionPoolStateMachine {
     /// The connection's channel closed (idle or leased). Returns a key to open a replacement
     /// for when waiters are queued.
     mutating func connectionClosed(_ connection: ConnectionID) -> ConnectionKey? {
-        guard let key = keys.removeValue(forKey: connection), var host = hosts[key] else { return nil }
-        host.leased.remove(connection)
-        host.idle.removeAll { $0 == connection }
-        host.http2[connection] = nil
-        var replacement: ConnectionKey?
-        if host.knownProtocol == .http2 {
-            if !isShutDown, !host.waiters.isEmpty, host.connecting == 0, !host.hasLiveHTTP2Connection {
+        guard let key = keys.removeValue(forKey: connection) else { return nil }
+        let limit = maximumConnectionsPerHost
+        let shutDown = isShutDown
+        guard hosts.index(forKey: key) != nil else { return nil }
+        let replacement = withHost(key) { host -> ConnectionKey? in
+            host.leased.remove(connection)
+            host.idle.removeAll { $0 == connection }
+            host.http2[connection] = nil
+            if host.knownProtocol == .http2 {
+                if !shutDown, !host.waiters.isEmpty, host.connecting == 0, !host.hasLiveHTTP2Connection {
+                    host.connecting += 1
+                    return key
+                }
+            } else if !shutDown, host.waiters.count > host.connecting, host.openOrOpening < limit {
                 host.connecting += 1
-                replacement = key
+                return key
             }
-        } else if !isShutDown, host.waiters.count > host.connecting, host.openOrOpening < maximumConnectionsPerHost {
-            host.connecting += 1
-            replacement = key
+            return nil
         }
-        hosts[key] = host
         cleanUp(key)
-        return replacement
+        return replacement ?? nil
     }
 
     /// Whether `connection` is still the pool's (false once it closed).
@@ -261,28 +269,29 @@ struct ConnectionPoolStateMachine {
 
     /// An idle connection's idle timer fired.
     mutating func idleTimeoutFired(_ connection: ConnectionID) -> ConnectionAction {
-        if let key = keys[connection], let state = hosts[key]?.http2[connection] {
-            return state.activeStreams == 0 ? .close(connection) : .none
+        guard let key = keys[connection] else { return .none }
+        let action = withHost(key) { host -> ConnectionAction in
+            if let state = host.http2[connection] {
+                return state.activeStreams == 0 ? .close(connection) : .none
+            }
+            guard let index = host.idle.firstIndex(of: connection) else { return .none }
+            host.idle.remove(at: index)
+            return .close(connection)
         }
-        guard let key = keys[connection], var host = hosts[key],
-            let index = host.idle.firstIndex(of: connection)
-        else { return .none }
-        host.idle.remove(at: index)
-        hosts[key] = host
-        return .close(connection)
+        return action ?? .none
     }
 
     mutating func shutdown() -> ShutdownAction {
         isShutDown = true
         var action = ShutdownAction(close: [], fail: [])
-        for (key, var host) in hosts {
+        for index in hosts.indices {
+            let host = hosts.values[index]
             action.close.append(contentsOf: host.idle)
             action.close.append(contentsOf: host.leased)
             action.close.append(contentsOf: host.http2.keys)
             action.fail.append(contentsOf: host.waiters)
-            host.idle.removeAll()
-            host.waiters.removeAll()
-            hosts[key] = host
+            hosts.values[index].idle.removeAll()
+            hosts.values[index].waiters.removeAll()
         }
         return action
     }
@@ -292,32 +301,45 @@ struct ConnectionPoolStateMachine {
     /// A new connection for `key` turned out to speak HTTP/2 and allows `maximumStreams`
     /// concurrent streams: queued requests get streams on it.
     mutating func http2ConnectionEstablished(_ connection: ConnectionID, key: ConnectionKey, maximumStreams: Int) -> HTTP2Action {
-        guard var host = hosts[key] else { return .close(connection) }
-        host.connecting -= 1
-        host.knownProtocol = .http2
-        hosts[key] = host
-        if isShutDown {
+        let shutDown = isShutDown
+        let known: Void? = withHost(key) { host in
+            host.connecting -= 1
+            host.knownProtocol = .http2
+            if !shutDown {
+                host.http2[connection] = HTTP2State(maximumStreams: max(1, maximumStreams))
+            }
+        }
+        guard known != nil else { return .close(connection) }
+        if shutDown {
             cleanUp(key)
             return .close(connection)
         }
         keys[connection] = key
-        host.http2[connection] = HTTP2State(maximumStreams: max(1, maximumStreams))
-        hosts[key] = host
         return leaseFreeStreams(connection, key: key)
     }
 
     /// The peer changed `SETTINGS_MAX_CONCURRENT_STREAMS`.
     mutating func http2SettingsChanged(_ connection: ConnectionID, maximumStreams: Int) -> HTTP2Action {
-        guard let key = keys[connection], hosts[key]?.http2[connection] != nil else { return .none }
-        hosts[key]?.http2[connection]?.maximumStreams = max(1, maximumStreams)
+        guard let key = keys[connection] else { return .none }
+        let changed = withHost(key) { host -> Bool in
+            guard host.http2[connection] != nil else { return false }
+            host.http2[connection]?.maximumStreams = max(1, maximumStreams)
+            return true
+        }
+        guard changed == true else { return .none }
         return leaseFreeStreams(connection, key: key)
     }
 
     /// A stream (request) on an HTTP/2 connection ended, cleanly or not.
     mutating func http2StreamReleased(_ connection: ConnectionID) -> HTTP2Action {
-        guard let key = keys[connection], var state = hosts[key]?.http2[connection] else { return .none }
-        state.activeStreams = max(0, state.activeStreams - 1)
-        hosts[key]?.http2[connection] = state
+        guard let key = keys[connection] else { return .none }
+        let released = withHost(key) { host -> HTTP2State? in
+            guard var state = host.http2[connection] else { return nil }
+            state.activeStreams = max(0, state.activeStreams - 1)
+            host.http2[connection] = state
+            return state
+        }
+        guard let state = released ?? nil else { return .none }
         if isShutDown || state.goingAway {
             return state.activeStreams == 0 ? .close(connection) : .none
         }
@@ -327,66 +349,82 @@ struct ConnectionPoolStateMachine {
     /// `GOAWAY` arrived on an HTTP/2 connection: it takes no new streams. Returns what to do
     /// with it, and a key to open a new connection for when requests are queued.
     mutating func http2GoAwayReceived(_ connection: ConnectionID) -> (HTTP2Action, createConnection: ConnectionKey?) {
-        guard let key = keys[connection], var host = hosts[key], var state = host.http2[connection] else { return (.none, nil) }
-        state.goingAway = true
-        host.http2[connection] = state
-        var create: ConnectionKey?
-        if !isShutDown, !host.waiters.isEmpty, host.connecting == 0, !host.hasLiveHTTP2Connection {
-            host.connecting += 1
-            create = key
+        guard let key = keys[connection] else { return (.none, nil) }
+        let shutDown = isShutDown
+        let result = withHost(key) { host -> (HTTP2Action, createConnection: ConnectionKey?)? in
+            guard var state = host.http2[connection] else { return nil }
+            state.goingAway = true
+            host.http2[connection] = state
+            var create: ConnectionKey?
+            if !shutDown, !host.waiters.isEmpty, host.connecting == 0, !host.hasLiveHTTP2Connection {
+                host.connecting += 1
+                create = key
+            }
+            return (state.activeStreams == 0 ? .close(connection) : .none, create)
         }
-        hosts[key] = host
-        return (state.activeStreams == 0 ? .close(connection) : .none, create)
+        return (result ?? nil) ?? (.none, nil)
     }
 
     /// After an HTTP/1.1 connection came up for a key that was probing for HTTP/2: how many
     /// more connections to open now for the requests still queued (each counted as opening).
     mutating func additionalHTTP1Connections(for key: ConnectionKey) -> Int {
-        guard !isShutDown, var host = hosts[key], host.knownProtocol == .http1 else { return 0 }
-        let wanted = max(0, host.waiters.count - host.connecting)
-        let room = max(0, maximumConnectionsPerHost - host.openOrOpening)
-        let count = min(wanted, room)
-        host.connecting += count
-        hosts[key] = host
-        return count
+        guard !isShutDown else { return 0 }
+        let limit = maximumConnectionsPerHost
+        return withHost(key) { host -> Int in
+            guard host.knownProtocol == .http1 else { return 0 }
+            let wanted = max(0, host.waiters.count - host.connecting)
+            let room = max(0, limit - host.openOrOpening)
+            let count = min(wanted, room)
+            host.connecting += count
+            return count
+        } ?? 0
     }
 
     private mutating func leaseFreeStreams(_ connection: ConnectionID, key: ConnectionKey) -> HTTP2Action {
-        guard var host = hosts[key], var state = host.http2[connection], !state.goingAway else { return .none }
-        var leased: [WaiterID] = []
-        while state.freeStreams > 0, let waiter = host.waiters.popFirst() {
-            state.activeStreams += 1
-            leased.append(waiter)
-        }
-        host.http2[connection] = state
-        hosts[key] = host
-        if leased.isEmpty {
-            return state.activeStreams == 0 ? .park(connection) : .none
-        }
-        return .leaseStreams(connection, to: leased)
+        withHost(key) { host -> HTTP2Action in
+            guard var state = host.http2[connection], !state.goingAway else { return .none }
+            var leased: [WaiterID] = []
+            while state.freeStreams > 0, let waiter = host.waiters.popFirst() {
+                state.activeStreams += 1
+                leased.append(waiter)
+            }
+            host.http2[connection] = state
+            if leased.isEmpty {
+                return state.activeStreams == 0 ? .park(connection) : .none
+            }
+            return .leaseStreams(connection, to: leased)
+        } ?? .none
     }
 
     // MARK: - Helpers
 
+    /// Runs `body` on `key`'s state where it is stored, or returns nil when the key has none.
+    /// In place on purpose: a copy taken out of `hosts` and written back shares its
+    /// collections' storage with the stored one, so the first change to each (the leased set,
+    /// the idle list, the queue) copied it whole, under the pool's lock, on every request.
+    private mutating func withHost<Result>(_ key: ConnectionKey, _ body: (inout HostState) -> Result) -> Result? {
+        guard let index = hosts.index(forKey: key) else { return nil }
+        return body(&hosts.values[index])
+    }
+
     private mutating func offer(_ connection: ConnectionID, key: ConnectionKey) -> ConnectionAction {
-        guard var host = hosts[key] else { return .close(connection) }
-        defer {
-            hosts[key] = host
-        }
-        if let waiter = host.waiters.popFirst() {
-            host.leased.insert(connection)
-            return .lease(connection, to: waiter)
-        }
-        if host.idle.count >= maximumIdleConnectionsPerHost {
-            return .close(connection)
-        }
-        host.idle.append(connection)
-        return .park(connection)
+        let idleLimit = maximumIdleConnectionsPerHost
+        return withHost(key) { host -> ConnectionAction in
+            if let waiter = host.waiters.popFirst() {
+                host.leased.insert(connection)
+                return .lease(connection, to: waiter)
+            }
+            if host.idle.count >= idleLimit {
+                return .close(connection)
+            }
+            host.idle.append(connection)
+            return .park(connection)
+        } ?? .close(connection)
     }
 
     private mutating func cleanUp(_ key: ConnectionKey) {
-        if let host = hosts[key], host.isEmpty {
-            hosts[key] = nil
+        if let index = hosts.index(forKey: key), hosts.values[index].isEmpty {
+            hosts.remove(at: index)
         }
     }
 }
