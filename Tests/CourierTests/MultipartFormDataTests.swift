@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Synchronization
 import Testing
 
 @testable import Courier
@@ -354,5 +355,90 @@ import FoundationNetworking
         form.appendPart(chunks: AsyncStream<Data> { $0.finish() }, name: "q", fileName: "q", length: 0, mimeType: "x/y")
         let (_, _, ok) = Self.drain(form.makeInputStream())
         #expect(!ok)
+    }
+
+    /// A file part given as a symbolic link sends the file it points to, as `curl -F @link` and
+    /// the engine's file bodies do (the link is followed when the file is opened).
+    @Test func aSymbolicLinkToAFileIsSentAsThatFile() async throws {
+        let target = try Self.temporaryFile(Data("linked bytes".utf8), name: "target.txt")
+        let link = target.deletingLastPathComponent().appendingPathComponent("link.txt")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let form = MultipartFormData(boundary: "B")
+        try form.appendPart(fileURL: link, name: "f")
+        let body = String(decoding: try await Self.body(of: form), as: UTF8.self)
+        #expect(body.contains("filename=\"link.txt\"\r\nContent-Type: text/plain\r\n\r\nlinked bytes\r\n--B--\r\n"))
+        #expect(form.contentLength == Int64(body.utf8.count))
+    }
+
+    /// A file part's path that names a FIFO by the time the body is read (the file was swapped
+    /// after `appendPart`) ends the body with a typed error in all three producers. Opening a
+    /// FIFO for reading blocks until a writer comes: a producer that opened the path plainly
+    /// would hold its thread (a thread-pool or cooperative thread, or an InputStream reader)
+    /// forever. The watchdog plays that writer after 5 s so a regression fails instead of hanging.
+    @Test(arguments: ["data", "buffers", "inputStream"])
+    func aFilePartSwappedForAFIFOFailsWithoutBlocking(producer: String) async throws {
+        let url = try Self.temporaryFile(Data(repeating: 3, count: 1_000), name: "swapped.bin")
+        let form = MultipartFormData(boundary: "B")
+        try form.appendPart(fileURL: url, name: "file")
+        #expect(unlink(url.path) == 0)
+        #expect(mkfifo(url.path, 0o600) == 0)
+        // A thread of its own, not a task: a blocked open holds a cooperative thread, and two
+        // of these cases at once would leave none to run a watchdog task.
+        let watchdog = FIFOWriterWatchdog(path: url.path, after: 5)
+        var failure: (any Error)?
+        do {
+            switch producer {
+            case "data":
+                try await form.writeBody(into: { (_: Data) in })
+            case "buffers":
+                try await form.writeBody(intoBuffers: { _ in })
+            default:
+                let stream = form.makeInputStream()
+                let (_, _, finished) = Self.drain(stream)
+                if !finished { failure = stream.streamError }
+            }
+        } catch {
+            failure = error
+        }
+        let blocked = watchdog.stop()
+        #expect(!blocked, "the \(producer) producer blocked opening the FIFO until a writer came")
+        #expect(failure != nil, "the \(producer) producer sent a FIFO as the file part")
+        do {
+            guard case .requestSerializationFailed(.notARegularFile(let path)) = failure as? CourierError else {
+                Issue.record("expected notARegularFile, got \(String(describing: failure))")
+                return
+            }
+            #expect(path == url.path)
+        }
+    }
+}
+
+/// Opens a FIFO's writing end after a delay, once, if a reader is blocked on it by then (and
+/// records that it had to): what unblocks a producer that opened the FIFO plainly.
+private final class FIFOWriterWatchdog: Sendable {
+    private let state = Mutex((done: false, wrote: false))
+
+    init(path: String, after seconds: Double) {
+        Thread.detachNewThread { [self] in
+            Thread.sleep(forTimeInterval: seconds)
+            while !state.withLock({ $0.done }) {
+                // Succeeds only while a reader has the FIFO open (or is blocked opening it).
+                let writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                if writer >= 0 {
+                    close(writer)  // the reader now sees the FIFO's end
+                    state.withLock { $0.wrote = true }
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+    }
+
+    /// Stops watching; whether it had to unblock a reader.
+    func stop() -> Bool {
+        state.withLock { state in
+            state.done = true
+            return state.wrote
+        }
     }
 }

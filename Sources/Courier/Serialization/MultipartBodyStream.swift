@@ -136,10 +136,7 @@ final class MultipartBodyStream: InputStream {
             chunk = start < data.endIndex ? data.subdata(in: start..<min(data.endIndex, start + maxLength)) : nil
         case .file(let path):
             if openFile == nil {
-                guard let handle = FileHandle(forReadingAtPath: path) else {
-                    throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
-                }
-                openFile = handle
+                openFile = try MultipartFileReader.open(path).0
             }
             guard remainingInPart > 0, let handle = openFile else { return nil }
             let data = try handle.read(upToCount: Int(min(Int64(maxLength), remainingInPart))) ?? Data()

@@ -122,7 +122,7 @@ public final class MultipartFormData: Sendable {
             throw CourierError.requestSerializationFailed(.notAFileURL(fileURL.absoluteString))
         }
         let path = fileURL.path
-        let length = try Self.regularFileSize(atPath: path)
+        let length = try MultipartFileReader.size(atPath: path)
         append(
             MultipartBodyPart(
                 headers: Self.fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
@@ -374,97 +374,6 @@ public final class MultipartFormData: Sendable {
         }
         return escaped
     }
-
-    /// The size of a regular, readable file, or the typed error naming the path.
-    static func regularFileSize(atPath path: String) throws -> Int64 {
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw CourierError.requestSerializationFailed(.fileNotFound(path: path))
-        }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
-            throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
-        }
-        try? handle.close()
-        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
-    }
-
-    /// Reads `length` bytes of a file in chunks; a file that shrank fails.
-    static func readFile(
-        atPath path: String, length: Int64, chunkSize: Int, into sink: (Data) async throws -> Void
-    ) async throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
-        }
-        defer { try? handle.close() }
-        var remaining = length
-        while remaining > 0 {
-            let chunk: Data
-            let count = Int(min(Int64(chunkSize), remaining))
-            do {
-                // On NIO's thread pool: a disk read never holds a thread of the cooperative pool.
-                chunk = try await BlockingRead.onThreadPool { try handle.read(upToCount: count) ?? Data() }
-            } catch {
-                throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
-            }
-            guard !chunk.isEmpty else {
-                throw CourierError.requestSerializationFailed(.bodyStreamFailed("\(path) ended \(remaining) bytes early"))
-            }
-            remaining -= Int64(chunk.count)
-            try await sink(chunk)
-        }
-    }
-
-    /// ``readFile(atPath:length:chunkSize:into:)`` into `ByteBuffer`s: each chunk is read by
-    /// read(2) straight into the buffer handed on.
-    static func readFileBuffers(
-        atPath path: String, length: Int64, chunkSize: Int, into sink: (ByteBuffer) async throws -> Void
-    ) async throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
-        }
-        defer { try? handle.close() }
-        let descriptor = handle.fileDescriptor
-        var remaining = length
-        while remaining > 0 {
-            let count = Int(min(Int64(chunkSize), remaining))
-            let chunk: ByteBuffer
-            do {
-                // On NIO's thread pool: a disk read never holds a thread of the cooperative pool.
-                chunk = try await BlockingRead.onThreadPool { try Self.readChunk(descriptor, count: count) }
-            } catch {
-                throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
-            }
-            guard chunk.readableBytes > 0 else {
-                throw CourierError.requestSerializationFailed(.bodyStreamFailed("\(path) ended \(remaining) bytes early"))
-            }
-            remaining -= Int64(chunk.readableBytes)
-            try await sink(chunk)
-        }
-    }
-
-    /// Up to `count` bytes from `descriptor` (fewer only at its end), read into a new buffer.
-    private static func readChunk(_ descriptor: Int32, count: Int) throws -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: count)
-        while buffer.readableBytes < count {
-            var failure: Int32 = 0
-            let wanted = count - buffer.readableBytes
-            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { pointer in
-                let asked = min(pointer.count, wanted)
-                let result = Foundation.read(descriptor, pointer.baseAddress, asked)
-                if result < 0 { failure = errno }
-                return max(0, result)
-            }
-            if failure == EINTR { continue }
-            if failure != 0 { throw CourierError.requestSerializationFailed(.bodyStreamFailed(String(cString: strerror(failure)))) }
-            if read == 0 { break }
-        }
-        return buffer
-    }
 }
 
 /// A chunk of a multipart body: `Data` for ``MultipartFormData/writeBody(into:)``, a
@@ -483,7 +392,7 @@ extension Data: MultipartChunk {
     var byteCount: Int { count }
 
     static func readFile(atPath path: String, length: Int64, chunkSize: Int, into sink: (Data) async throws -> Void) async throws {
-        try await MultipartFormData.readFile(atPath: path, length: length, chunkSize: chunkSize, into: sink)
+        try await MultipartFileReader.read(atPath: path, length: length, chunkSize: chunkSize, into: sink)
     }
 
     func bytes(_ range: Range<Int>) -> Data {
@@ -499,7 +408,7 @@ extension ByteBuffer: MultipartChunk {
     static func readFile(
         atPath path: String, length: Int64, chunkSize: Int, into sink: (ByteBuffer) async throws -> Void
     ) async throws {
-        try await MultipartFormData.readFileBuffers(atPath: path, length: length, chunkSize: chunkSize, into: sink)
+        try await MultipartFileReader.readBuffers(atPath: path, length: length, chunkSize: chunkSize, into: sink)
     }
 
     func bytes(_ range: Range<Int>) -> ByteBuffer {

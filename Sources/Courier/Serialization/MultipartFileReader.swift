@@ -1,0 +1,118 @@
+import Foundation
+import NIOCore
+
+/// How a multipart form reads its file parts: their size when appended, their bytes when the
+/// body is produced.
+///
+/// Every open goes through ``open(_:)``: without blocking and checked through the descriptor
+/// it returns. A path is only a name: between `appendPart` and the send (or between two sends
+/// of the same form) it can come to name a FIFO, a device or a directory. Opened plainly, a
+/// FIFO holds the opening thread until some writer comes, and that writer chooses the bytes
+/// sent. So the file read is the one checked, and anything but a regular file is refused with
+/// ``CourierError/RequestSerializationReason/notARegularFile(path:)``.
+enum MultipartFileReader {
+    /// The size of the regular, readable file at `path` (a symbolic link is followed).
+    /// - Throws: ``CourierError/RequestSerializationReason/fileNotFound(path:)``,
+    ///   ``CourierError/RequestSerializationReason/notARegularFile(path:)`` or
+    ///   ``CourierError/RequestSerializationReason/fileNotReadable(path:)``.
+    static func size(atPath path: String) throws -> Int64 {
+        let (handle, size) = try open(path)
+        try? handle.close()
+        return size
+    }
+
+    /// `path` opened for reading, and the file's size, if it names a regular file now.
+    static func open(_ path: String) throws -> (FileHandle, size: Int64) {
+        // `open` would take the path cut at its first NUL: another file.
+        guard !path.utf8.contains(0) else {
+            throw CourierError.requestSerializationFailed(.fileNotFound(path: path))
+        }
+        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let reason = errno
+            if reason == ENOENT || reason == ENOTDIR || reason == ELOOP || reason == ENAMETOOLONG {
+                throw CourierError.requestSerializationFailed(.fileNotFound(path: path))
+            }
+            // A directory opens read-only on Linux; EISDIR comes from other systems.
+            if reason == EISDIR { throw CourierError.requestSerializationFailed(.notARegularFile(path: path)) }
+            throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
+        }
+        // Regular files ignore O_NONBLOCK; cleared anyway so reads are plainly blocking ones.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return (FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), Int64(info.st_size))
+    }
+
+    /// Reads `length` bytes of a file in chunks; a file that shrank fails.
+    static func read(
+        atPath path: String, length: Int64, chunkSize: Int, into sink: (Data) async throws -> Void
+    ) async throws {
+        let (handle, _) = try open(path)
+        defer { try? handle.close() }
+        var remaining = length
+        while remaining > 0 {
+            let chunk: Data
+            let count = Int(min(Int64(chunkSize), remaining))
+            do {
+                // On NIO's thread pool: a disk read never holds a thread of the cooperative pool.
+                chunk = try await BlockingRead.onThreadPool { try handle.read(upToCount: count) ?? Data() }
+            } catch {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
+            }
+            guard !chunk.isEmpty else {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("\(path) ended \(remaining) bytes early"))
+            }
+            remaining -= Int64(chunk.count)
+            try await sink(chunk)
+        }
+    }
+
+    /// ``read(atPath:length:chunkSize:into:)`` into `ByteBuffer`s: each chunk is read by
+    /// read(2) straight into the buffer handed on.
+    static func readBuffers(
+        atPath path: String, length: Int64, chunkSize: Int, into sink: (ByteBuffer) async throws -> Void
+    ) async throws {
+        let (handle, _) = try open(path)
+        defer { try? handle.close() }
+        let descriptor = handle.fileDescriptor
+        var remaining = length
+        while remaining > 0 {
+            let count = Int(min(Int64(chunkSize), remaining))
+            let chunk: ByteBuffer
+            do {
+                // On NIO's thread pool: a disk read never holds a thread of the cooperative pool.
+                chunk = try await BlockingRead.onThreadPool { try Self.readChunk(descriptor, count: count) }
+            } catch {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
+            }
+            guard chunk.readableBytes > 0 else {
+                throw CourierError.requestSerializationFailed(.bodyStreamFailed("\(path) ended \(remaining) bytes early"))
+            }
+            remaining -= Int64(chunk.readableBytes)
+            try await sink(chunk)
+        }
+    }
+
+    /// Up to `count` bytes from `descriptor` (fewer only at its end), read into a new buffer.
+    private static func readChunk(_ descriptor: Int32, count: Int) throws -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        while buffer.readableBytes < count {
+            var failure: Int32 = 0
+            let wanted = count - buffer.readableBytes
+            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { pointer in
+                let asked = min(pointer.count, wanted)
+                let result = Foundation.read(descriptor, pointer.baseAddress, asked)
+                if result < 0 { failure = errno }
+                return max(0, result)
+            }
+            if failure == EINTR { continue }
+            if failure != 0 { throw CourierError.requestSerializationFailed(.bodyStreamFailed(String(cString: strerror(failure)))) }
+            if read == 0 { break }
+        }
+        return buffer
+    }
+}
