@@ -84,7 +84,9 @@ public struct RequestBody: Sendable {
 
     /// A body written chunk by chunk by `produce`. Each `write` waits while the connection is
     /// not writable, so memory stays bounded. With a `length`, the request carries
-    /// `Content-Length` and writing more or fewer bytes fails; without, it is sent chunked.
+    /// `Content-Length` and writing more or fewer bytes fails; without, it is sent chunked. A
+    /// negative `length` fails the request before anything is sent
+    /// (``EngineError/invalidBody(_:)``).
     public static func stream(
         length: Int64?,
         _ produce: @escaping @Sendable (BodyWriter) async throws -> Void

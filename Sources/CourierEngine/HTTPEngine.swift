@@ -110,7 +110,12 @@ public final class HTTPEngine: Sendable {
             throw .invalidHeader(name: ":method", reason: "'\(request.method)' is not a valid HTTP method")
         }
         try HeaderValidation.validate(request.headers)
-        guard let body = request.body, case .file(let path, let offset, let length) = body.storage else { return nil }
+        guard let body = request.body else { return nil }
+        if case .stream(let length?, _) = body.storage, length < 0 {
+            // It would be the head's Content-Length: "-5" is no length a server can frame by.
+            throw .invalidBody("a stream body's declared length is negative (\(length))")
+        }
+        guard case .file(let path, let offset, let length) = body.storage else { return nil }
         if offset < 0 || (length ?? 0) < 0 {
             throw .invalidBody("negative offset or length for \(path)")
         }

@@ -163,6 +163,33 @@ struct EngineUploadTests {
         }
     }
 
+    /// A stream body declared with a negative length (a caller's `Content-Length: -5` on a
+    /// body stream ends up here) is refused before anything is sent: the length becomes the
+    /// request's `Content-Length`, and a head saying `-5` is not HTTP (RFC 9110 §8.6: digits
+    /// only; a server or proxy may frame what follows as it likes). The producer never runs.
+    @Test(arguments: [-1, -5, Int64.min])
+    func aStreamBodyWithANegativeLengthIsRefusedBeforeTheHead(length: Int64) async throws {
+        try await withEngine { engine, server in
+            let produced = Mutex(false)
+            let body = RequestBody.stream(length: length) { writer in
+                produced.withLock { $0 = true }
+                try await writer.write(ByteBuffer(string: "x"))
+            }
+            let recorder = EventRecorder()
+            engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: body, idleTimeout: .seconds(5))) {
+                recorder.record($0)
+            }
+            await recorder.waitForEnd()
+            guard case .invalidBody(let reason)? = recorder.failure else {
+                Issue.record("ended with \(String(describing: recorder.failure)), not invalidBody")
+                return
+            }
+            #expect(reason.contains("\(length)"), "\(reason)")
+            #expect(!produced.withLock { $0 }, "the producer ran")
+            #expect(server.requestsReceived(forPath: "/upload") == 0, "the head was sent")
+        }
+    }
+
     @Test func aPeerThatStopsReadingStopsTheProducer() async throws {
         let listener = try NonReadingListener()
         defer { listener.close() }
