@@ -33,15 +33,21 @@ final class FileChunkReader: Sendable {
     /// The file's size when it was opened.
     var size: Int64 { identity.size }
 
-    /// Opens `path`: the descriptor is what the body is read from. Opened without blocking (a
-    /// FIFO put at the path can't hold the thread) and checked through the descriptor, so what
-    /// is checked is what is read.
+    /// Opens `path`: the descriptor is what the body is read from. A path that names anything
+    /// but a regular file is refused before it is opened (opening acts on some: a FIFO's
+    /// blocked writer is released, a device may do something). The open itself is
+    /// non-blocking and never takes a controlling terminal, and the descriptor is checked again,
+    /// so what is checked is what is read even if the path changes in between.
     init(path: String) throws(EngineError) {
         // `open` would take the path cut at its first NUL: another file.
         guard !path.utf8.contains(0) else {
             throw .invalidBody("the file path \(path.debugDescription) contains a NUL byte")
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        var named = stat()
+        if stat(path, &named) == 0, (named.st_mode & S_IFMT) != S_IFREG {
+            throw .invalidBody("\(path) is not a regular file")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             throw .invalidBody("cannot read file \(path): \(String(cString: strerror(errno)))")
         }

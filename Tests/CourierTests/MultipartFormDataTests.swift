@@ -1,3 +1,4 @@
+import CourierTestServer
 import Foundation
 import NIOCore
 import Synchronization
@@ -357,6 +358,22 @@ import FoundationNetworking
         #expect(!ok)
     }
 
+    /// `appendPart` of a path naming a FIFO refuses it as not a regular file, without opening it
+    /// (an open would release a writer blocked on it).
+    @Test func appendingAFIFOIsRefusedWithoutOpeningIt() throws {
+        let url = try Self.temporaryFile(Data(), name: "fifo")
+        #expect(unlink(url.path) == 0)
+        #expect(mkfifo(url.path, 0o600) == 0)
+        let probe = try #require(PathOpenProbe(path: url.path))
+        #expect {
+            try MultipartFormData().appendPart(fileURL: url, name: "f")
+        } throws: { error in
+            guard case .requestSerializationFailed(.notARegularFile(let path)) = error as? CourierError else { return false }
+            return path == url.path
+        }
+        #expect(!probe.wasOpened(), "appendPart opened the FIFO")
+    }
+
     /// A file part given as a symbolic link sends the file it points to, as `curl -F @link` and
     /// the engine's file bodies do (the link is followed when the file is opened).
     @Test func aSymbolicLinkToAFileIsSentAsThatFile() async throws {
@@ -382,6 +399,7 @@ import FoundationNetworking
         try form.appendPart(fileURL: url, name: "file")
         #expect(unlink(url.path) == 0)
         #expect(mkfifo(url.path, 0o600) == 0)
+        let probe = try #require(PathOpenProbe(path: url.path))
         // A thread of its own, not a task: a blocked open holds a cooperative thread, and two
         // of these cases at once would leave none to run a watchdog task.
         let watchdog = FIFOWriterWatchdog(path: url.path, after: 5)
@@ -401,6 +419,8 @@ import FoundationNetworking
             failure = error
         }
         let blocked = watchdog.stop()
+        // Learnt without opening it: an open would release a writer blocked on the FIFO.
+        #expect(!probe.wasOpened(), "the \(producer) producer opened the FIFO")
         #expect(!blocked, "the \(producer) producer blocked opening the FIFO until a writer came")
         #expect(failure != nil, "the \(producer) producer sent a FIFO as the file part")
         do {

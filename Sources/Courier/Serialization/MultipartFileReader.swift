@@ -4,8 +4,8 @@ import NIOCore
 /// How a multipart form reads its file parts: their size when appended, their bytes when the
 /// body is produced.
 ///
-/// Every open goes through ``open(_:)``: without blocking and checked through the descriptor
-/// it returns. A path is only a name: between `appendPart` and the send (or between two sends
+/// Every open goes through ``open(_:)``: only of a path that names a regular file, without
+/// blocking, and checked again through the descriptor it returns. A path is only a name: between `appendPart` and the send (or between two sends
 /// of the same form) it can come to name a FIFO, a device or a directory. Opened plainly, a
 /// FIFO holds the opening thread until some writer comes, and that writer chooses the bytes
 /// sent. So the file read is the one checked, and anything but a regular file is refused with
@@ -27,7 +27,13 @@ enum MultipartFileReader {
         guard !path.utf8.contains(0) else {
             throw CourierError.requestSerializationFailed(.fileNotFound(path: path))
         }
-        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        // What the path names, learnt without opening it (an open acts on some: a FIFO's blocked
+        // writer is released, a device may do something). The descriptor is checked again below.
+        var named = stat()
+        if stat(path, &named) == 0, (named.st_mode & S_IFMT) != S_IFREG {
+            throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
+        }
+        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             let reason = errno
             if reason == ENOENT || reason == ENOTDIR || reason == ELOOP || reason == ENAMETOOLONG {
