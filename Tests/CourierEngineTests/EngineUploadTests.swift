@@ -190,6 +190,76 @@ struct EngineUploadTests {
         }
     }
 
+    /// The same refusal over HTTP/2 (h2c prior knowledge): the length would be the HEADERS
+    /// frame's `content-length`; no stream is opened and the producer never runs.
+    @Test func aStreamBodyWithANegativeLengthIsRefusedBeforeAnyHTTP2Frame() async throws {
+        var priorKnowledge = EngineConfiguration()
+        priorKnowledge.httpVersion = .http2PriorKnowledge
+        try await withEngine(server: .init(http2: .init(cleartext: true)), engine: priorKnowledge) { engine, server in
+            let produced = Mutex(false)
+            let body = RequestBody.stream(length: -7) { writer in
+                produced.withLock { $0 = true }
+                try await writer.write(ByteBuffer(string: "x"))
+            }
+            let recorder = EventRecorder()
+            engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: body, idleTimeout: .seconds(5))) {
+                recorder.record($0)
+            }
+            await recorder.waitForEnd()
+            guard case .invalidBody(let reason)? = recorder.failure else {
+                Issue.record("ended with \(String(describing: recorder.failure)), not invalidBody")
+                return
+            }
+            #expect(reason.contains("-7"), "\(reason)")
+            #expect(!produced.withLock { $0 })
+            #expect(server.requestsReceived(forPath: "/upload") == 0, "a stream was opened")
+            #expect(engine.openConnectionCount == 0, "a connection was opened for a refused request")
+            // The engine is still usable for the key afterwards.
+            let response = try await engine.collect(
+                EngineRequest(method: "PUT", url: server.url("/upload"), body: .stream(length: 2) { try await $0.write(ByteBuffer(string: "ok")) }))
+            #expect(response.head.status == .ok)
+        }
+    }
+
+    /// Declared lengths at the edges, over HTTP/1.1 and HTTP/2: `Int64.max` with a one-byte
+    /// body and 0 with a one-byte body fail with invalidBody naming the announced length (not
+    /// a hang, a trap or a body the server frames wrongly); 0 with no bytes and nil (chunked)
+    /// succeed with exactly what was written.
+    @Test(arguments: [false, true])
+    func streamLengthsAtTheEdges(http2: Bool) async throws {
+        var configuration = EngineConfiguration()
+        if http2 { configuration.httpVersion = .http2PriorKnowledge }
+        let server: TestServer.Configuration = http2 ? .init(http2: .init(cleartext: true)) : .init()
+        try await withEngine(server: server, engine: configuration) { engine, server in
+            for (length, bytes) in [(Int64.max, "x"), (Int64(0), "x")] {
+                let recorder = EventRecorder()
+                let body = RequestBody.stream(length: length) { writer in try await writer.write(ByteBuffer(string: bytes)) }
+                engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: body, idleTimeout: .seconds(5))) {
+                    recorder.record($0)
+                }
+                await recorder.waitForEnd()
+                guard case .invalidBody(let reason)? = recorder.failure else {
+                    Issue.record("length \(length): ended with \(String(describing: recorder.failure)), not invalidBody")
+                    continue
+                }
+                #expect(reason.contains("\(length)"), "\(reason)")
+            }
+            for (length, bytes) in [(Int64(0), ""), (nil, "abc")] as [(Int64?, String)] {
+                let recorder = EventRecorder()
+                let body = RequestBody.stream(length: length) { writer in
+                    if !bytes.isEmpty { try await writer.write(ByteBuffer(string: bytes)) }
+                }
+                engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: body, idleTimeout: .seconds(5))) {
+                    recorder.record($0)
+                }
+                await recorder.waitForEnd()
+                #expect(recorder.failure == nil, "length \(String(describing: length)): \(String(describing: recorder.failure))")
+                let outcome = try UploadOutcome(recorder)
+                #expect(outcome.bytes == bytes.utf8.count, "length \(String(describing: length))")
+            }
+        }
+    }
+
     @Test func aPeerThatStopsReadingStopsTheProducer() async throws {
         let listener = try NonReadingListener()
         defer { listener.close() }
