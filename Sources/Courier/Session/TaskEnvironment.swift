@@ -101,30 +101,11 @@ final class TaskEnvironment: Sendable {
         task.delegateBox.withLock { $0 = nil }
         let (didComplete, monitors) = settings.withLock { ($0.hooks.taskDidComplete, $0.monitors) }
         didComplete?(task, error)
-        // Built as the notification's own type, with room for every key: no up-cast copy of a
-        // [String: Any] and no regrowth (both showed in the per-request profile).
-        // The keys boxed once, not per notification.
-        var userInfo: [AnyHashable: Any] = [:]
-        userInfo.reserveCapacity(6)
-        userInfo[CompletionKeys.responseSerializer] = serializer
-        if let data, !(task is DownloadTask) { userInfo[CompletionKeys.responseData] = data }
-        if let assetURL { userInfo[CompletionKeys.assetPath] = assetURL }
-        if let object { userInfo[CompletionKeys.serializedResponse] = object }
-        if let error { userInfo[CompletionKeys.error] = error }
-        if let metrics = task.metrics { userInfo[CompletionKeys.metrics] = metrics }
+        let userInfo = CompletionUserInfo.make(
+            serializer: serializer, data: task is DownloadTask ? nil : data, assetURL: assetURL, object: object, error: error,
+            metrics: task.metrics)
         NotificationCenter.default.post(name: .courierTaskDidComplete, object: task, userInfo: userInfo)
         monitors.forEach { $0.taskDidComplete(task, response: response, responseObject: object, error: error) }
-    }
-
-    /// ``SessionNotificationKey``'s completion keys as the notification's key type.
-    /// `nonisolated(unsafe)`: immutable boxes of constant strings (AnyHashable is not `Sendable`).
-    private enum CompletionKeys {
-        nonisolated(unsafe) static let responseSerializer = AnyHashable(SessionNotificationKey.responseSerializer)
-        nonisolated(unsafe) static let responseData = AnyHashable(SessionNotificationKey.responseData)
-        nonisolated(unsafe) static let assetPath = AnyHashable(SessionNotificationKey.assetPath)
-        nonisolated(unsafe) static let serializedResponse = AnyHashable(SessionNotificationKey.serializedResponse)
-        nonisolated(unsafe) static let error = AnyHashable(SessionNotificationKey.error)
-        nonisolated(unsafe) static let metrics = AnyHashable(SessionNotificationKey.metrics)
     }
 
     func downloadMoved(_ task: DownloadTask, to url: URL) {
