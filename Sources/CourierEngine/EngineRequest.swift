@@ -77,7 +77,8 @@ public struct RequestBody: Sendable {
     /// `offset` to the end of the file. A missing or unreadable file fails the request with
     /// ``EngineError/invalidBody(_:)``; so does one replaced or changed between the request's
     /// start and the moment a connection sends it (its length was measured at the start; a
-    /// request waiting for a connection holds no descriptor of it).
+    /// request waiting for a connection holds no descriptor of it), and a path that names
+    /// anything but a regular file (a FIFO, a device, a directory), which is never opened.
     public static func file(path: String, offset: Int64 = 0, length: Int64? = nil) -> RequestBody {
         RequestBody(storage: .file(path: path, offset: offset, length: length))
     }

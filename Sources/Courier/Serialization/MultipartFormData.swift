@@ -115,7 +115,10 @@ public final class MultipartFormData: Sendable {
     }
 
     /// Appends a file part with an explicit file name and MIME type. The file's size is read
-    /// now; its bytes are read when the body is sent.
+    /// now; its bytes are read when the body is sent. A symbolic link is followed. A path that
+    /// names anything but a regular file (a FIFO, a device, a directory), now or when the body
+    /// is sent, fails with ``CourierError/RequestSerializationReason/notARegularFile(path:)``
+    /// without being opened.
     /// - Throws: as ``appendPart(fileURL:name:)``.
     public func appendPart(fileURL: URL, name: String, fileName: String, mimeType: String) throws {
         guard fileURL.isFileURL else {
