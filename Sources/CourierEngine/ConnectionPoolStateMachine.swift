@@ -142,11 +142,8 @@ struct ConnectionPoolStateMachine {
     /// HTTP/2 (decided by the engine's configuration; read when the key is first seen).
     mutating func requestConnection(for key: ConnectionKey, waiter: WaiterID, mayUseHTTP2: Bool = false) -> RequestAction {
         guard !isShutDown else { return .failShutDown }
-        if hosts.index(forKey: key) == nil {
-            hosts[key] = HostState(knownProtocol: mayUseHTTP2 ? .unknown : .http1)
-        }
         let limit = maximumConnectionsPerHost
-        return withHost(key) { host -> RequestAction in
+        return withHost(key, creating: HostState(knownProtocol: mayUseHTTP2 ? .unknown : .http1)) { host -> RequestAction in
             if let connection = host.http2ConnectionWithFreeStream {
                 host.http2[connection]?.activeStreams += 1
                 return .leaseStream(connection)
@@ -170,7 +167,7 @@ struct ConnectionPoolStateMachine {
                 return .createConnection(key)
             }
             return .enqueued
-        } ?? .failShutDown
+        }
     }
 
     /// A queued waiter gave up (cancelled or timed out). Returns whether it was still queued.
@@ -405,6 +402,16 @@ struct ConnectionPoolStateMachine {
     private mutating func withHost<Result>(_ key: ConnectionKey, _ body: (inout HostState) -> Result) -> Result? {
         guard let index = hosts.index(forKey: key) else { return nil }
         return body(&hosts.values[index])
+    }
+
+    /// Runs `body` on `key`'s state where it is stored, storing `make()` first when the key has
+    /// none: one lookup (the defaulting subscript changes the stored value in place too).
+    private mutating func withHost<Result>(
+        _ key: ConnectionKey,
+        creating make: @autoclosure () -> HostState,
+        _ body: (inout HostState) -> Result
+    ) -> Result {
+        body(&hosts[key, default: make()])
     }
 
     private mutating func offer(_ connection: ConnectionID, key: ConnectionKey) -> ConnectionAction {
