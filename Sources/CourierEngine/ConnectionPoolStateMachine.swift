@@ -226,11 +226,15 @@ struct ConnectionPoolStateMachine {
     /// A request finished on `connection`. `reusable`: the exchange ended cleanly and the
     /// connection stays open.
     mutating func releaseConnection(_ connection: ConnectionID, reusable: Bool) -> ConnectionAction {
-        guard let key = keys[connection], withHost(key, { _ = $0.leased.remove(connection) }) != nil else { return .none }
-        guard reusable, !isShutDown else {
-            return .close(connection)
-        }
-        return offer(connection, key: key)
+        guard let key = keys[connection] else { return .none }
+        let keep = reusable && !isShutDown
+        let idleLimit = maximumIdleConnectionsPerHost
+        // One lookup of the key for the release and the offer: this runs after every request.
+        return withHost(key) { host -> ConnectionAction in
+            host.leased.remove(connection)
+            guard keep else { return .close(connection) }
+            return Self.offer(connection, to: &host, idleLimit: idleLimit)
+        } ?? .none
     }
 
     /// The connection's channel closed (idle or leased). Returns a key to open a replacement
@@ -416,17 +420,20 @@ struct ConnectionPoolStateMachine {
 
     private mutating func offer(_ connection: ConnectionID, key: ConnectionKey) -> ConnectionAction {
         let idleLimit = maximumIdleConnectionsPerHost
-        return withHost(key) { host -> ConnectionAction in
-            if let waiter = host.waiters.popFirst() {
-                host.leased.insert(connection)
-                return .lease(connection, to: waiter)
-            }
-            if host.idle.count >= idleLimit {
-                return .close(connection)
-            }
-            host.idle.append(connection)
-            return .park(connection)
-        } ?? .close(connection)
+        return withHost(key) { Self.offer(connection, to: &$0, idleLimit: idleLimit) } ?? .close(connection)
+    }
+
+    /// A free connection goes to the oldest waiter, else idle (up to `idleLimit`), else closes.
+    private static func offer(_ connection: ConnectionID, to host: inout HostState, idleLimit: Int) -> ConnectionAction {
+        if let waiter = host.waiters.popFirst() {
+            host.leased.insert(connection)
+            return .lease(connection, to: waiter)
+        }
+        if host.idle.count >= idleLimit {
+            return .close(connection)
+        }
+        host.idle.append(connection)
+        return .park(connection)
     }
 
     private mutating func cleanUp(_ key: ConnectionKey) {
