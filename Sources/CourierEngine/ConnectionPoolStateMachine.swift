@@ -243,7 +243,6 @@ struct ConnectionPoolStateMachine {
         guard let key = keys.removeValue(forKey: connection) else { return nil }
         let limit = maximumConnectionsPerHost
         let shutDown = isShutDown
-        guard hosts.index(forKey: key) != nil else { return nil }
         let replacement = withHost(key) { host -> ConnectionKey? in
             host.leased.remove(connection)
             host.idle.removeAll { $0 == connection }
