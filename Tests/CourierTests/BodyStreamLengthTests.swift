@@ -17,30 +17,17 @@ struct BodyStreamLengthTests {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()
             manager.responseSerializer = HTTPResponseSerializer()
-            for attempt in ["awaited", "block"] {
-                var request = URLRequest(url: server.baseURL.appendingPathComponent("anything"))
-                request.httpMethod = "POST"
-                request.httpBodyStream = InputStream(data: Data("payload".utf8))
-                request.setValue("-5", forHTTPHeaderField: "Content-Length")
-                let error: (any Error)?
-                if attempt == "awaited" {
-                    do {
-                        _ = try await manager.data(for: request)
-                        error = nil
-                    } catch let caught {
-                        error = caught
-                    }
-                } else {
-                    let recorder = CompletionRecorder()
-                    manager.dataTask(with: request, completionHandler: recorder.handler).resume()
-                    await recorder.wait()
-                    error = recorder.first?.error
-                }
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("anything"))
+            request.httpMethod = "POST"
+            request.httpBodyStream = InputStream(data: Data("payload".utf8))
+            request.setValue("-5", forHTTPHeaderField: "Content-Length")
+            // Refused before the stream is read: the same request fails the same way twice.
+            for (shape, error) in await failuresOnBothTaskShapes(of: request, on: manager) {
                 guard case .engine(.invalidBody(let reason)) = error as? CourierError else {
-                    Issue.record("\(attempt): expected invalidBody, got \(String(describing: error))")
+                    Issue.record("\(shape): expected invalidBody, got \(String(describing: error))")
                     continue
                 }
-                #expect(reason.contains("negative (-5)"), "\(attempt): \(reason)")
+                #expect(reason.contains("negative (-5)"), "\(shape): \(reason)")
             }
             #expect(server.requestsReceived(forPath: "/anything") == 0)
         }

@@ -27,26 +27,12 @@ struct ReusedBodyStreamTests {
             let body = try #require(first.object as? Data)
             let echo = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
             #expect(echo["data"] as? String == "payload")
-            for attempt in ["awaited", "block"] {
-                let error: (any Error)?
-                if attempt == "awaited" {
-                    do {
-                        _ = try await manager.data(for: request)
-                        error = nil
-                    } catch let caught {
-                        error = caught
-                    }
-                } else {
-                    let recorder = CompletionRecorder()
-                    manager.dataTask(with: request, completionHandler: recorder.handler).resume()
-                    await recorder.wait()
-                    error = recorder.first?.error
-                }
+            for (shape, error) in await failuresOnBothTaskShapes(of: request, on: manager) {
                 guard case .engine(.invalidBody(let reason)) = error as? CourierError else {
-                    Issue.record("\(attempt): expected invalidBody, got \(String(describing: error))")
+                    Issue.record("\(shape): expected invalidBody, got \(String(describing: error))")
                     continue
                 }
-                #expect(reason == "the body stream is closed: a stream is read once (was it sent already?)", "\(attempt): \(reason)")
+                #expect(reason == "the body stream is closed: a stream is read once (was it sent already?)", "\(shape): \(reason)")
             }
             #expect(server.requestsReceived(forPath: "/anything") >= 1)
         }

@@ -58,6 +58,24 @@ final class CompletionRecorder: Sendable {
     }
 }
 
+/// How `request` failed when sent on `manager` in each of AFNetworking's two task shapes:
+/// awaited (`data(for:)`) and with a completion block (`dataTask(with:completionHandler:)`),
+/// each labelled with its shape's name; nil where it succeeded.
+func failuresOnBothTaskShapes(of request: URLRequest, on manager: URLSessionManager) async -> [(shape: String, error: (any Error)?)] {
+    var failures: [(shape: String, error: (any Error)?)] = []
+    do {
+        _ = try await manager.data(for: request)
+        failures.append(("awaited", nil))
+    } catch {
+        failures.append(("awaited", error))
+    }
+    let recorder = CompletionRecorder()
+    manager.dataTask(with: request, completionHandler: recorder.handler).resume()
+    await recorder.wait()
+    failures.append(("block", recorder.first?.error))
+    return failures
+}
+
 extension TestServer {
     func sessionURL(_ pathAndQuery: String) -> URL {
         guard let url = URL(string: baseURL.absoluteString + pathAndQuery) else {
