@@ -11,6 +11,14 @@ final class ConnectionPool: Sendable {
         var waiters: [ConnectionPoolStateMachine.WaiterID: RequestExecution] = [:]
         var connections: [ConnectionPoolStateMachine.ConnectionID: HTTP1Connection] = [:]
         var http2Connections: [ConnectionPoolStateMachine.ConnectionID: HTTP2Connection] = [:]
+
+        /// The request `action` hands its connection to, taken out of `waiters` under the same
+        /// lock as the decision (a second lock round per hand-off otherwise, on the path every
+        /// queued request takes).
+        mutating func takeWaiter(for action: ConnectionPoolStateMachine.ConnectionAction) -> RequestExecution? {
+            guard case .lease(_, let id) = action else { return nil }
+            return waiters.removeValue(forKey: id)
+        }
     }
 
     let state: Mutex<State>
@@ -185,14 +193,14 @@ final class ConnectionPool: Sendable {
                 onClosed: { pool.connectionClosed(id: id) },
                 onRetry: { execution in pool.retry(execution) }
             )
-            let (action, extra) = pool.state.withLock { state in
+            let (action, waiter, extra) = pool.state.withLock { state in
                 let action = state.machine.connectionEstablished(connection.id, key: connection.key)
                 let extra = (0..<state.machine.additionalHTTP1Connections(for: connection.key)).map { _ in
                     state.machine.makeConnectionID()
                 }
-                return (action, extra)
+                return (action, state.takeWaiter(for: action), extra)
             }
-            pool.perform(action, connection: connection)
+            pool.perform(action, waiter: waiter, connection: connection)
             for id in extra {
                 pool.openConnection(id: id, key: connection.key)
             }
@@ -221,8 +229,11 @@ final class ConnectionPool: Sendable {
     }
 
     func release(_ connection: HTTP1Connection, reusable: Bool) {
-        let action = state.withLock { $0.machine.releaseConnection(connection.id, reusable: reusable) }
-        perform(action, connection: connection)
+        let (action, waiter) = state.withLock { state in
+            let action = state.machine.releaseConnection(connection.id, reusable: reusable)
+            return (action, state.takeWaiter(for: action))
+        }
+        perform(action, waiter: waiter, connection: connection)
     }
 
     /// A connection's channel is gone (either protocol): forget it, open a replacement for
@@ -248,12 +259,17 @@ final class ConnectionPool: Sendable {
         return true
     }
 
-    private func perform(_ action: ConnectionPoolStateMachine.ConnectionAction, connection: HTTP1Connection) {
+    /// `waiter`: the request a `.lease` action hands the connection to, already taken out of
+    /// `waiters` (``State/takeWaiter(for:)``); nil when it is gone, and the connection is released.
+    private func perform(
+        _ action: ConnectionPoolStateMachine.ConnectionAction,
+        waiter: RequestExecution?,
+        connection: HTTP1Connection
+    ) {
         switch action {
         case .none:
             break
-        case .lease(_, let waiterID):
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: waiterID) }
+        case .lease:
             if let waiter {
                 run(waiter, on: connection)
             } else {
