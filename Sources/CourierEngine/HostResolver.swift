@@ -47,6 +47,9 @@ enum HostResolver {
         let question = Question(host: host, port: port)
         let asksFirst = inFlight.withLock { lookups in
             guard lookups[question] == nil else {
+                // Requests that gave up (their deadline passed) leave with the next one that
+                // comes: a lookup that hangs doesn't collect a waiter per retry.
+                lookups[question]?.removeAll { $0.isSettled }
                 lookups[question]?.append(waiter)
                 return false
             }
@@ -90,8 +93,14 @@ enum HostResolver {
     /// The lookups in flight and the requests waiting for each: a request for a name already
     /// being looked up waits for that answer instead of taking another thread (a fan-out to one
     /// host whose name server is slow would otherwise fill the pool with the same question).
-    /// The first request's `lookup` answers them all.
+    /// The first request's `lookup` answers them all. Waiters whose request gave up are
+    /// removed as new ones come, and the whole list with the answer.
     private static let inFlight = Mutex<[Question: [Waiter]]>([:])
+
+    /// How many requests wait for the lookup of `host` and `port` (for tests).
+    static func waiterCount(host: String, port: Int) -> Int {
+        inFlight.withLock { $0[Question(host: host, port: port)]?.count ?? 0 }
+    }
 
     /// Ends the lookup of `question`: every request still waiting gets `result`.
     private static func answer(_ question: Question, _ result: Result<[SocketAddress], EngineError>) {

@@ -111,6 +111,33 @@ struct HostResolverTests {
         #expect(calls.count.load(ordering: .relaxed) == 2)
     }
 
+    /// Requests that gave up on a lookup that doesn't answer are not kept until it does: a
+    /// client retrying a host whose name server hangs (each try ending at its connect deadline)
+    /// would otherwise park one waiter per try, with its promise, for as long as `getaddrinfo`
+    /// takes (tens of seconds), and memory would grow with the retry rate.
+    @Test func requestsThatGaveUpOnALookupAreNotKeptUntilItAnswers() async throws {
+        let held = HeldLookup()
+        let patient = Task {
+            try await HostResolver.resolve(host: "pile.invalid", port: 80, deadline: .now() + .seconds(30), on: loop, lookup: held.lookup)
+        }
+        #expect(await eventually { held.started.load(ordering: .sequentiallyConsistent) == 1 })
+        for _ in 0..<100 {
+            do {
+                _ = try await HostResolver.resolve(
+                    host: "pile.invalid", port: 80, deadline: .now() + .milliseconds(1), on: loop, lookup: held.lookup)
+                Issue.record("a request past its deadline got an answer")
+            } catch {
+                #expect(error == .timedOut(.connect))
+            }
+        }
+        // The patient request, and at most the last one to give up (removed when the next comes).
+        #expect(HostResolver.waiterCount(host: "pile.invalid", port: 80) <= 2)
+        held.release.signal()
+        let addresses = try await patient.value
+        #expect(addresses.first?.ipAddress == "127.0.0.1")
+        #expect(HostResolver.waiterCount(host: "pile.invalid", port: 80) == 0)
+    }
+
     /// A lookup still waiting for a thread when its request's deadline passed is never made:
     /// behind lookups that don't answer, those of requests already given up would otherwise
     /// each take a thread in turn and prolong the stall for everyone after them.
