@@ -32,4 +32,41 @@ struct BodyStreamLengthTests {
             #expect(server.requestsReceived(forPath: "/anything") == 0)
         }
     }
+
+    /// Other values a caller may put in `Content-Length` beside a body stream. Not a base-10
+    /// Int64 (letters, a space, past Int64.max): the stream goes chunked, whole, and the
+    /// caller's field is not sent; `+7` reads as 7. A length the stream doesn't match fails
+    /// with invalidBody naming it, whether the stream is longer or shorter.
+    @Test("other Content-Length values on a body stream", arguments: ["abc", " 7", "99999999999999999999", "+7", "3", "100"])
+    func otherContentLengths(_ value: String) async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            manager.responseSerializer = HTTPResponseSerializer()
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("anything"))
+            request.httpMethod = "POST"
+            request.httpBodyStream = InputStream(data: Data("payload".utf8))
+            request.setValue(value, forHTTPHeaderField: "Content-Length")
+            do {
+                let (data, response) = try await manager.data(for: request)
+                #expect(["abc", " 7", "99999999999999999999", "+7"].contains(value), "\(value) was sent")
+                #expect(response.statusCode == 200)
+                let object = try JSONSerialization.jsonObject(with: try #require(data as? Data)) as? [String: Any]
+                #expect(object?["data"] as? String == "payload", "\(value)")
+                let headers = object?["headers"] as? [String: Any]
+                if value == "+7" {
+                    #expect(headers?["Content-Length"] as? String == "7", "\(String(describing: headers))")
+                } else {
+                    #expect(headers?["Transfer-Encoding"] as? String == "chunked", "\(String(describing: headers))")
+                    #expect(headers?["Content-Length"] == nil, "\(String(describing: headers))")
+                }
+            } catch {
+                guard case .engine(.invalidBody(let reason)) = error as? CourierError else {
+                    Issue.record("\(value): expected invalidBody, got \(error)")
+                    return
+                }
+                #expect(["3", "100"].contains(value), "\(value): \(reason)")
+                #expect(reason.contains(value), "\(value): \(reason)")
+            }
+        }
+    }
 }
