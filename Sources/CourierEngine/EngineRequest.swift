@@ -117,9 +117,8 @@ public struct RequestBody: Sendable {
         case .bytes(let buffer): return Int64(buffer.readableBytes)
         case .file(let path, let offset, let length):
             if let length { return length }
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let size = (attributes[.size] as? NSNumber)?.int64Value
-            else { return nil }
+            // Through a symbolic link: the file's size, not the link's (see FileStatus).
+            guard case .regular(let size) = FileStatus(path: path) else { return nil }
             return max(0, size - offset)
         case .stream(let length, _): return length
         }

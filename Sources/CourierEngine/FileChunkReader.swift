@@ -43,8 +43,7 @@ final class FileChunkReader: Sendable {
         guard !path.utf8.contains(0) else {
             throw .invalidBody("the file path \(path.debugDescription) contains a NUL byte")
         }
-        var named = stat()
-        if stat(path, &named) == 0, (named.st_mode & S_IFMT) != S_IFREG {
+        if FileStatus(path: path) == .notRegular {
             throw .invalidBody("\(path) is not a regular file")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)

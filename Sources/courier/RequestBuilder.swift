@@ -1,4 +1,5 @@
 import Courier
+import CourierEngine
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -306,23 +307,22 @@ struct RequestBuilder {
         }
     }
 
-    /// The `@file` body: a readable regular file (not a directory or device) and its length,
-    /// checked before anything is sent.
+    /// The `@file` body: a readable regular file (not a directory or device; a symbolic link is
+    /// followed, as curl does) and its length, checked before anything is sent.
     static func regularFile(_ path: String) throws -> (url: URL, length: Int64) {
         let url = URL(fileURLWithPath: path)
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-        } catch {
-            throw RequestBuildError(description: "cannot read the file \(path): no such readable file")
-        }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+        let length: Int64
+        switch FileStatus(path: url.path) {
+        case .regular(let size):
+            length = size
+        case .notRegular:
             throw RequestBuildError(description: "cannot send \(path) as the body: not a regular file")
+        case .unavailable:
+            throw RequestBuildError(description: "cannot read the file \(path): no such readable file")
         }
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw RequestBuildError(description: "cannot read the file \(path): permission denied")
         }
-        let length = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         return (url, length)
     }
 

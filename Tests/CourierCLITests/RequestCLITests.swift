@@ -119,6 +119,21 @@ struct RequestCLITests {
         #expect((body["headers"] as? [String: String])?["Content-Type"] == "application/json")
     }
 
+    @Test("@file through a symbolic link sends the file it points to, as curl does")
+    func bodyFileThroughASymbolicLink() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("payload.json")
+        try Data(#"{"from":"linked file"}"#.utf8).write(to: file)
+        let link = directory.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+        let run = try await CourierProcess.run(["PUT", server.baseURL.absoluteString + "/put", "@\(link.path)"])
+        #expect(run.status == 0, "\(run)")
+        let body = try run.json()
+        #expect(body["data"] as? String == #"{"from":"linked file"}"#)
+    }
+
     @Test("a missing @file is reported, nothing is sent")
     func missingBodyFile() async throws {
         let server = try await TestServer.start()

@@ -1,3 +1,4 @@
+import CourierEngine
 import Foundation
 import NIOCore
 
@@ -29,8 +30,7 @@ enum MultipartFileReader {
         }
         // What the path names, learnt without opening it (an open acts on some: a FIFO's blocked
         // writer is released, a device may do something). The descriptor is checked again below.
-        var named = stat()
-        if stat(path, &named) == 0, (named.st_mode & S_IFMT) != S_IFREG {
+        if FileStatus(path: path) == .notRegular {
             throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
         }
         let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
