@@ -34,7 +34,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(TimeoutKind)
     /// The connection closed or reset before the response was complete.
     case connectionLost(String)
-    /// The server sent something that is not HTTP/1.1 (with what was wrong).
+    /// The server sent something that is not valid HTTP/1.1 or HTTP/2 (with what was wrong; an
+    /// HTTP/2 reason starts with "HTTP/2").
     case protocolViolation(String)
     /// The request was cancelled by its caller.
     case cancelled
@@ -60,7 +61,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .serverTrustRejected(let host, let reason): return "the certificate for \(host) was rejected: \(reason)"
         case .timedOut(let kind): return "the request timed out (\(kind.rawValue))"
         case .connectionLost(let reason): return "the network connection was lost: \(reason)"
-        case .protocolViolation(let reason): return "the server violated HTTP/1.1: \(reason)"
+        case .protocolViolation(let reason): return "the server violated HTTP: \(reason)"
         case .cancelled: return "cancelled"
         case .decompressionLimitExceeded(let reason): return "decompression limit exceeded: \(reason)"
         case .shutDown: return "the engine was shut down"

@@ -119,6 +119,15 @@ public final class HTTPEngine: Sendable {
         if offset < 0 || (length ?? 0) < 0 {
             throw .invalidBody("negative offset or length for \(path)")
         }
-        return try FileChunkReader(path: path).identity
+        let identity = try FileChunkReader(path: path).identity
+        // Refused before the head: an offset past the end would send an empty body that looks
+        // like success, a range past the end a head whose length the body can't fill.
+        if offset > identity.size {
+            throw .invalidBody("the offset \(offset) is past the end of \(path) (\(identity.size) bytes)")
+        }
+        if let length, length > identity.size - offset {
+            throw .invalidBody("\(length) bytes from offset \(offset) run past the end of \(path) (\(identity.size) bytes)")
+        }
+        return identity
     }
 }

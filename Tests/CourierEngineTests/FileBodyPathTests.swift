@@ -6,6 +6,7 @@ import Darwin
 import CourierEngine
 import CourierTestServer
 import Foundation
+import NIOCore
 import Testing
 
 /// A file body's path is checked for what it names before it is opened. Opening is not free of
@@ -42,6 +43,62 @@ struct FileBodyPathTests {
             }
             #expect(reason.contains("not a regular file"), "\(reason)")
             #expect(!fifoProbe.wasOpened(), "the FIFO was opened to learn that it is one")
+            #expect(server.requestsReceived(forPath: "/upload") == 1)
+        }
+    }
+
+    /// A file body named by a symbolic link sends the whole file it points to. Its length is
+    /// the file's, measured through the link: the link's own size (its target's path, a few
+    /// dozen bytes) as Content-Length would send that many bytes of the file and call the
+    /// upload done.
+    @Test func aSymbolicLinkSendsTheWholeFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-link-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("target.bin").path
+        let link = directory.appendingPathComponent("link.bin").path
+        let chunk = ByteBuffer(repeating: 0x5A, count: 64 << 10)
+        #expect(FileManager.default.createFile(atPath: target, contents: Data(repeating: 0x5A, count: 4 * (64 << 10))))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(RequestBody.file(path: link).expectedLength == Int64(4 * (64 << 10)))
+        try await withEngine { engine, server in
+            let recorder = EventRecorder()
+            engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: .file(path: link))) { recorder.record($0) }
+            await recorder.waitForEnd()
+            #expect(recorder.failure == nil)
+            let outcome = try UploadOutcome(recorder)
+            #expect(outcome.bytes == 4 * (64 << 10))
+            #expect(outcome.sha256 == UploadOutcome.sha256(of: chunk, times: 4))
+        }
+    }
+
+    /// An offset past the file's end is the caller's mistake (a resumed upload's offset from
+    /// another file, say): the request fails naming it, rather than sending an empty body
+    /// that looks like success. An offset at the end sends an empty body (nothing is left).
+    @Test func anOffsetPastTheEndIsRefused() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-offset-\(UUID()).bin").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 1024)))
+        defer { unlink(path) }
+        try await withEngine { engine, server in
+            let refused = EventRecorder()
+            engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: .file(path: path, offset: 5000))) {
+                refused.record($0)
+            }
+            await refused.waitForEnd()
+            guard case .invalidBody(let reason)? = refused.failure else {
+                Issue.record("ended with \(String(describing: refused.failure)), not invalidBody")
+                return
+            }
+            #expect(reason.contains("5000") && reason.contains("1024"), "\(reason)")
+
+            let empty = EventRecorder()
+            engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: .file(path: path, offset: 1024))) {
+                empty.record($0)
+            }
+            await empty.waitForEnd()
+            #expect(empty.failure == nil)
+            let emptyOutcome = try UploadOutcome(empty)
+            #expect(emptyOutcome.bytes == 0)
             #expect(server.requestsReceived(forPath: "/upload") == 1)
         }
     }
