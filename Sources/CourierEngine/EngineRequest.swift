@@ -78,7 +78,9 @@ public struct RequestBody: Sendable {
     /// ``EngineError/invalidBody(_:)``; so does one replaced or changed between the request's
     /// start and the moment a connection sends it (its length was measured at the start; a
     /// request waiting for a connection holds no descriptor of it), and a path that names
-    /// anything but a regular file (a FIFO, a device, a directory), which is never opened.
+    /// anything but a regular file (a FIFO, a device, a directory), which is never opened, and
+    /// an `offset` past the end or a `length` running past it (before anything is sent). A
+    /// symbolic link is followed.
     public static func file(path: String, offset: Int64 = 0, length: Int64? = nil) -> RequestBody {
         RequestBody(storage: .file(path: path, offset: offset, length: length))
     }
