@@ -73,6 +73,28 @@ struct HTTPCacheRuleTests {
         #expect(!CacheVary.matches(key, requestHeaders: [:]))
     }
 
+    /// Delta-seconds may have leading zeros (RFC 9111 §1.2.2: 1*DIGIT): they don't change the
+    /// value. `max-age=00000000000` is 0 (stale at once), not the 2^31 cap, and an `Age` padded
+    /// past ten characters still counts in full.
+    @Test func leadingZerosDoNotChangeADeltaSecondsValue() {
+        #expect(CacheControl(["max-age=00000000000"]).maxAge == 0)
+        #expect(CacheControl(["max-age=000000000060"]).maxAge == 60)
+        #expect(CacheControl(["max-age=" + String(repeating: "0", count: 10_000) + "7"]).maxAge == 7)
+        #expect(CacheControl(["max-age=000000000002147483649"]).maxAge == CacheControl.deltaSecondsCap)
+        #expect(CacheControl(["min-fresh=000000000000"]).minFresh == 0)
+        #expect(CacheControl(["max-stale=00000000000030"]).maxStale == .some(30))
+        // A caller asking for max-age=0 (padded) revalidates a stored response; it isn't served.
+        let stored = Self.entry(["Cache-Control": "max-age=600", "ETag": "\"v1\""], receivedSecondsAgo: 10)
+        #expect(
+            CacheLookupRule.decide(
+                policy: .useProtocolCachePolicy, requestHeaders: ["Cache-Control": "max-age=00000000000"], entry: stored, now: Self.now)
+                == .validate(["If-None-Match": "\"v1\""]))
+        // Age: 00000000001000000 is 1,000,000 s old, far past a max-age of a day.
+        #expect(CacheFreshness.currentAge(of: Self.entry(["Age": "00000000001000000"]), now: Self.now) == 1_000_000)
+        #expect(!CacheFreshness.isFresh(Self.entry(["Cache-Control": "max-age=86400", "Age": "00000000001000000"]), now: Self.now))
+        #expect(CacheFreshness.currentAge(of: Self.entry(["Age": String(repeating: "0", count: 50)]), now: Self.now) == 0)
+    }
+
     @Test func httpDatesRoundTrip() {
         #expect(HTTPDate.parse(CacheEndpoints.httpDate(Date(timeIntervalSince1970: 784_111_777))) == Date(timeIntervalSince1970: 784_111_777))
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))

@@ -41,9 +41,19 @@ struct CacheControl: Sendable, Equatable {
     /// (the conservative reading); capped at 2^31 seconds as §1.2.2 allows.
     func seconds(_ name: String) -> Int? {
         guard let entry = directives[name] else { return nil }
-        guard let text = entry, !text.isEmpty, text.allSatisfy(\.isASCIIDigit) else { return 0 }
-        guard let value = Int(text.prefix(11)), text.count <= 10 else { return Self.deltaSecondsCap }
-        return min(value, Self.deltaSecondsCap)
+        return entry.flatMap(Self.deltaSeconds) ?? 0
+    }
+
+    /// A delta-seconds value (`1*DIGIT`, RFC 9111 §1.2.2): nil when `text` is empty or holds
+    /// anything but ASCII digits; leading zeros don't count (`00000000060` is 60); capped at
+    /// ``deltaSecondsCap``. Shared by the directives and the `Age` field.
+    static func deltaSeconds(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit) else { return nil }
+        let significant = text.drop { $0 == "0" }
+        guard significant.count <= 10, let value = Int(significant.isEmpty ? "0" : String(significant)) else {
+            return deltaSecondsCap
+        }
+        return min(value, deltaSecondsCap)
     }
 
     /// The largest delta-seconds value kept (RFC 9111 §1.2.2).

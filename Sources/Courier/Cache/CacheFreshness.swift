@@ -30,10 +30,8 @@ enum CacheFreshness {
     /// The current age in seconds at `now` (§4.2.3).
     static func currentAge(of entry: CacheEntry, now: Date) -> Double {
         let headers = entry.headers
-        let ageValue = headers.first(name: "age").flatMap { text -> Double? in
-            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            return Double(text.prefix(10)) ?? nil
-        } ?? 0
+        // Not a delta-seconds value: ignored. Leading zeros don't count; capped at 2^31 s.
+        let ageValue = headers.first(name: "age").flatMap(CacheControl.deltaSeconds).map(Double.init) ?? 0
         let dateValue = HTTPDate.parse(headers.first(name: "date")) ?? entry.responseTime
         let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
