@@ -154,19 +154,9 @@ struct DownloadFlow {
     }
 
     /// The name from `Content-Disposition: attachment; filename="x"`, else the URL's last path
-    /// component, else `index`. Never a path: only the last component is kept.
+    /// component, else `index`: one plain file name, as ``DownloadFileName`` makes it.
     static func suggestedFileName(response: HTTPURLResponse, url: URL?) -> String {
-        if let disposition = response.value(forHTTPHeaderField: "Content-Disposition"),
-            let range = disposition.range(of: "filename=")
-        {
-            var name = String(disposition[range.upperBound...])
-            if let end = name.firstIndex(of: ";") { name = String(name[..<end]) }
-            name = name.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
-            let safe = URL(fileURLWithPath: name).lastPathComponent
-            if !safe.isEmpty, safe != "/", safe != "..", safe != "." { return safe }
-        }
-        let last = url?.lastPathComponent ?? ""
-        return last.isEmpty || last == "/" ? "index" : last
+        DownloadFileName.name(disposition: response.value(forHTTPHeaderField: "Content-Disposition"), lastPathComponent: url?.lastPathComponent)
     }
 
     /// `name`, or `name-1`, `name-2`, ... in the current directory: never overwrites a file.
