@@ -90,6 +90,30 @@ struct HTTPCacheHostileStoreTests {
         }
     }
 
+    @Test func headerFieldsNoServerCouldSendAreDropped() throws {
+        // A stored ETag becomes the next request's If-None-Match: one holding CR, LF or NUL is
+        // refused by the engine, so every revalidation of the URL would fail for as long as the
+        // entry stays. Neither HTTP/1.1 nor HTTP/2 delivers such a field: only an edit can.
+        let hostile: [(String, String)] = [
+            ("ETag", "\"a\"\r\nX-Injected: 1"), ("ETag", "\"a\u{0}\""), ("X-Other", "a\nb"),
+            ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT\r\nX: y"), ("Bad Name", "v"), ("", "v"), ("X:Y", "v"),
+        ]
+        for (name, value) in hostile {
+            let (directory, meta, _) = try Self.folder { entry in
+                var headers = entry.headers
+                headers.add(name: name, value: value)
+                entry.headers = headers
+            }
+            defer { try? FileManager.default.removeItem(at: directory) }
+            Self.expectOnlyTheGoodEntry(in: directory)
+            #expect(!FileManager.default.fileExists(atPath: meta.path), "\(name): \(value)")
+        }
+        // A reason phrase is sent back to the caller as the status line's: the same bytes refused.
+        let (directory, _, _) = try Self.folder { $0.reason = "OK\r\nX-Injected: 1" }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        Self.expectOnlyTheGoodEntry(in: directory)
+    }
+
     @Test func aBodyIDNamingAPathElsewhereIsDropped() throws {
         let (outside, victim) = try Self.victimOutside()
         defer { try? FileManager.default.removeItem(at: outside) }

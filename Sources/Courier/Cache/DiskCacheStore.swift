@@ -1,3 +1,4 @@
+import CourierEngine
 import Crypto
 import Foundation
 import NIOHTTP1
@@ -354,9 +355,20 @@ final class DiskCacheStore: Sendable {
         else { return nil }
         let entry = envelope.entry
         guard (200...599).contains(entry.status), entry.bodyLength >= 0,
-            entry.headers["content-length"] == [String(entry.bodyLength)]
+            entry.headers["content-length"] == [String(entry.bodyLength)], isSendable(entry)
         else { return nil }
         return (entry, size)
+    }
+
+    /// Whether every header name is a token and no header value or the reason phrase holds CR,
+    /// LF or NUL: what a server can send and the engine accepts. A stored `ETag` or
+    /// `Last-Modified` becomes a later request's conditional field, which the engine would
+    /// refuse (every revalidation of the URL failing while the entry stays), and the head is
+    /// handed to the caller as received.
+    private static func isSendable(_ entry: CacheEntry) -> Bool {
+        func isFieldText(_ text: String) -> Bool { !text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
+        return isFieldText(entry.reason)
+            && entry.headerFields.allSatisfy { $0.count == 2 && HeaderValidation.isToken($0[0]) && isFieldText($0[1]) }
     }
 
     /// A handle on the body file at `url` when it is still a regular file of `length` bytes.
