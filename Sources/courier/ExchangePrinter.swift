@@ -119,8 +119,11 @@ struct ExchangePrinter {
         static let code = "\u{1B}[1m"
     }
 
+    /// `Name: value`, control characters but tab escaped: a server's C1 controls (CSI U+009B,
+    /// OSC U+009D: obs-text to HTTP, commands to xterm and VTE) never reach the terminal.
     private func headerLine(_ name: String, _ value: String) -> String {
-        paint(name, "\u{1B}[36m") + ": " + value
+        paint(MessageSanitizer.escapingControlCharacters(name), "\u{1B}[36m") + ": "
+            + MessageSanitizer.escapingControlCharacters(value, keepingTabs: true)
     }
 
     private func paint(_ text: String, _ color: String) -> String {

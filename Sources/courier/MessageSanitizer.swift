@@ -40,15 +40,20 @@ enum MessageSanitizer {
         return reasons.isEmpty ? clean(text) : reasons.joined(separator: "; ")
     }
 
-    /// `text` with control characters (CR, LF, NUL, ESC, …) shown as escapes (`\r`, `\n`,
-    /// `\u{1B}`), so an echoed item can't break or forge a line.
-    static func escapingControlCharacters(_ text: String) -> String {
+    /// `text` with control characters (CR, LF, NUL, ESC, the C1 controls U+0080...U+009F, …)
+    /// shown as escapes (`\r`, `\n`, `\u{1B}`), so an echoed item can't break or forge a line
+    /// or drive the terminal. With `keepingTabs` a horizontal tab stays as it is (it is allowed
+    /// in a header value).
+    static func escapingControlCharacters(_ text: String, keepingTabs: Bool = false) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }) else {
+            return text
+        }
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\r": escaped += "\\r"
             case "\n": escaped += "\\n"
-            case "\t": escaped += "\\t"
+            case "\t": escaped += keepingTabs ? "\t" : "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
                 escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             default: escaped.unicodeScalars.append(scalar)

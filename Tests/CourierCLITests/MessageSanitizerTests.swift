@@ -34,5 +34,6 @@ struct MessageSanitizerTests {
     @Test("control characters are shown as escapes")
     func controlCharacters() {
         #expect(MessageSanitizer.escapingControlCharacters("a\r\nb\tc\u{1B}[2J\u{7F}é") == #"a\r\nb\tc\u{1B}[2J\u{7F}é"#)
+        #expect(MessageSanitizer.escapingControlCharacters("a\tb\u{9B}2J\u{85}", keepingTabs: true) == "a\tb" + #"\u{9B}2J\u{85}"#)
     }
 }
