@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import NIOCore
 import Synchronization
 import Testing
 
@@ -365,6 +366,45 @@ struct HTTPCacheSetCookieTests {
 /// A cache opened on a folder that already holds other files (`courier --cache ~` with a
 /// `~/tmp`): opening sweeps `tmp/`, `bodies/` and `entries/`, but only of names the store
 /// writes; anything else stays.
+@Suite("HTTP cache storage, permissions")
+struct HTTPCacheStorePermissionTests {
+    typealias Store = HTTPCacheStoreTests
+
+    static func mode(_ url: URL) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    /// The store keeps private responses (`Cache-Control: private`, pages fetched with cookies)
+    /// and their URLs: the folders it makes and the files it writes are the owner's only
+    /// (0700 and 0600, as XDG asks of a cache folder made on first use), whatever the umask.
+    @Test func theFoldersAndFilesTheStoreMakesAreTheOwnersOnly() throws {
+        let parent = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let directory = parent.appendingPathComponent("made/by/the/cache")
+        let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
+        Store.store(cache, Store.entry("http://h/private"), body: Store.bytes(100))
+        #expect(Store.body(of: cache.stored(key: "http://h/private", requestHeaders: [:])) == Store.bytes(100))
+        for folder in [directory, directory.appendingPathComponent("entries"), directory.appendingPathComponent("bodies"),
+            directory.appendingPathComponent("tmp")]
+        {
+            #expect(Self.mode(folder) == 0o700, "\(folder.path)")
+        }
+        let files = ["entries", "bodies"].flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(folder).path)) ?? [])
+                .map { directory.appendingPathComponent(folder).appendingPathComponent($0) }
+        }
+        #expect(files.count == 2)
+        for file in files { #expect(Self.mode(file) == 0o600, "\(file.path)") }
+        // A body being written is the owner's only too.
+        let writer = cache.makeWriter(for: Store.entry("http://h/partial"))
+        writer.append(ByteBuffer(bytes: Store.bytes(10)))
+        let partial = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path)) ?? []
+        #expect(partial.count == 1)
+        for name in partial { #expect(Self.mode(directory.appendingPathComponent("tmp").appendingPathComponent(name)) == 0o600) }
+        writer.abandon()
+    }
+}
+
 @Suite("HTTP cache storage, a folder with other files")
 struct HTTPCacheForeignFilesTests {
     typealias Store = HTTPCacheStoreTests

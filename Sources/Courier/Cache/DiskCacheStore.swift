@@ -62,9 +62,11 @@ final class DiskCacheStore: Sendable {
         bodiesDirectory = directory.appendingPathComponent("bodies", isDirectory: true)
         temporaryDirectory = directory.appendingPathComponent("tmp", isDirectory: true)
         let manager = FileManager.default
+        // Private responses and their URLs live here: the folders the store makes are the
+        // owner's only (an existing folder keeps the mode its owner gave it).
         do {
-            for folder in [entriesDirectory, bodiesDirectory, temporaryDirectory] {
-                try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+            for folder in [directory, entriesDirectory, bodiesDirectory, temporaryDirectory] {
+                try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
         } catch {
             return nil
@@ -188,9 +190,7 @@ final class DiskCacheStore: Sendable {
     func makeBodyFile() -> (id: String, handle: FileHandle)? {
         let id = UUID().uuidString.lowercased()
         let url = temporaryDirectory.appendingPathComponent(id)
-        guard FileManager.default.createFile(atPath: url.path, contents: nil),
-            let handle = try? FileHandle(forWritingTo: url)
-        else { return nil }
+        guard let handle = Self.createPrivateFile(url) else { return nil }
         return (id, handle)
     }
 
@@ -213,9 +213,7 @@ final class DiskCacheStore: Sendable {
         }
         let name = Self.entryName(key: entry.key, varied: entry.varied)
         let metaTemporary = temporaryDirectory.appendingPathComponent("\(name).\(UUID().uuidString).meta")
-        do {
-            try metadata.write(to: metaTemporary)
-        } catch {
+        guard Self.writePrivateFile(metadata, to: metaTemporary) else {
             discardBodyFile(id: entry.bodyID)
             return false
         }
@@ -252,7 +250,7 @@ final class DiskCacheStore: Sendable {
         guard let metadata = Self.encode(entry) else { return }
         let name = Self.entryName(key: entry.key, varied: entry.varied)
         let metaTemporary = temporaryDirectory.appendingPathComponent("\(name).\(UUID().uuidString).meta")
-        guard (try? metadata.write(to: metaTemporary)) != nil else { return }
+        guard Self.writePrivateFile(metadata, to: metaTemporary) else { return }
         state.withLock { state in
             guard let old = state.items[name], old.entry.bodyID == entry.bodyID,
                 rename(metaTemporary.path, entriesDirectory.appendingPathComponent("\(name).meta").path) == 0
@@ -387,6 +385,24 @@ final class DiskCacheStore: Sendable {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         return (handle, Int64(status.st_size))
+    }
+
+    /// A new file at `url`, mode 0600 (the owner's only), opened for writing; nil when the name
+    /// is taken (a link planted there is not followed) or the file can't be made.
+    private static func createPrivateFile(_ url: URL) -> FileHandle? {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    /// Writes `data` to a new file at `url` (``createPrivateFile(_:)``); false, with nothing
+    /// left behind, when that fails.
+    private static func writePrivateFile(_ data: Data, to url: URL) -> Bool {
+        guard let handle = createPrivateFile(url) else { return false }
+        let written = (try? handle.write(contentsOf: data)) != nil
+        let closed = (try? handle.close()) != nil
+        if !(written && closed) { removeFile(url) }
+        return written && closed
     }
 
     /// Removes the file or link at `url`, never a directory (the store writes none: one named
