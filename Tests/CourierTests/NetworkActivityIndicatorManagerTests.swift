@@ -124,6 +124,42 @@ final class VisibilityRecorder: Sendable {
         }
     }
 
+    /// A task suspended and then cancelled posts suspend, then complete: counting each as −1
+    /// took one off for another task still running, and the indicator hid while it ran. Each
+    /// task counts once while it runs, whatever it posts and whatever the filter says later.
+    @Test func aTaskCancelledWhileSuspendedLeavesTheOthersCounted() async throws {
+        try await TestServer.withRunning { server in
+            let manager = makeManager(center: .default)
+            let port = server.port
+            manager.taskFilter = { $0.originalRequest?.url?.port == port }  // other suites run beside this one
+            let session = URLSessionManager()
+            session.responseSerializer = HTTPResponseSerializer()
+            let running = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=1")))
+            let suspended = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=2")))
+            let completions = Mutex(0)
+            let observer = NotificationCenter.default.addObserver(forName: .courierTaskDidComplete, object: suspended, queue: nil) { _ in
+                completions.withLock { $0 += 1 }
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            running.resume()
+            suspended.resume()
+            try await eventually { manager.activityCount == 2 }
+            suspended.suspend()
+            try await eventually { manager.activityCount == 1 }
+            suspended.cancel()
+            try await eventually { completions.withLock { $0 } == 1 }
+            #expect(manager.activityCount == 1)
+            clock.advance(by: 1.0)
+            #expect(manager.isNetworkActivityIndicatorVisible)
+            // Notifications of a task never counted (a repeated one, one posted by hand) change nothing.
+            NotificationCenter.default.post(name: .courierTaskDidComplete, object: suspended)
+            NotificationCenter.default.post(name: .courierTaskDidSuspend, object: suspended)
+            #expect(manager.activityCount == 1)
+            running.cancel()
+            try await eventually { manager.activityCount == 0 }
+        }
+    }
+
     @Test func suspendCountsAsFinishedAndTasksWithoutAURLAreIgnored() async throws {
         try await TestServer.withRunning { server in
             let center = NotificationCenter()

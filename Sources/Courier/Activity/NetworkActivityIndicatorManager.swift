@@ -11,6 +11,9 @@ import Synchronization
 ///   ``Foundation/Notification/Name/courierTaskDidSuspend`` / ``Foundation/Notification/Name/courierTaskDidComplete``
 ///   (−1, never below 0) of tasks with a URL in their original request (and passing
 ///   ``taskFilter``, when set), plus ``incrementActivityCount()`` / ``decrementActivityCount()``.
+///   Each task counts once while it runs: a second resume adds nothing, and only a task counted
+///   takes one off (a task cancelled while suspended posts suspend then complete; AFN took two
+///   off, hiding the indicator while other requests ran).
 /// - ``isEnabled`` is false by default: nothing is shown until an app turns it on. Turning it off
 ///   hides the indicator.
 /// - What "show" means is the block given to ``setNetworkingActivityActionWithBlock(_:)``; it
@@ -26,6 +29,9 @@ public final class NetworkActivityIndicatorManager: Sendable {
         var isEnabled = false
         var action: (@Sendable (Bool) -> Void)?
         var taskFilter: (@Sendable (SessionTask) -> Bool)?
+        /// The tasks counted as running (held until they suspend or complete, so an identifier
+        /// is never a later task's).
+        var runningTasks: [ObjectIdentifier: SessionTask] = [:]
     }
 
     /// The manager apps share (observes `NotificationCenter.default`).
@@ -55,11 +61,11 @@ public final class NetworkActivityIndicatorManager: Sendable {
         self.notificationCenter = notificationCenter
         let started: @Sendable (Notification) -> Void = { [weak self] notification in
             guard let self, let task = notification.object as? SessionTask, self.counts(task) else { return }
-            self.incrementActivityCount()
+            self.changeCount(by: 1, task: task)
         }
         let finished: @Sendable (Notification) -> Void = { [weak self] notification in
-            guard let self, let task = notification.object as? SessionTask, self.counts(task) else { return }
-            self.decrementActivityCount()
+            guard let self, let task = notification.object as? SessionTask else { return }
+            self.changeCount(by: -1, task: task)
         }
         let tokens = [
             notificationCenter.addObserver(forName: .courierTaskDidResume, object: nil, queue: nil, using: started),
@@ -136,9 +142,17 @@ public final class NetworkActivityIndicatorManager: Sendable {
         return filter?(task) ?? true
     }
 
-    private func changeCount(by delta: Int) {
+    /// Changes the count by `delta`; for a `task`'s notification only when it starts or stops
+    /// being counted as running.
+    private func changeCount(by delta: Int, task: SessionTask? = nil) {
         let now = clock.now
-        let wakes = state.withLock { state in
+        let wakes = state.withLock { state -> [Double] in
+            if let task {
+                let id = ObjectIdentifier(task)
+                let changed = delta > 0
+                    ? state.runningTasks.updateValue(task, forKey: id) == nil : state.runningTasks.removeValue(forKey: id) != nil
+                guard changed else { return [] }
+            }
             let (sum, overflow) = state.activityCount.addingReportingOverflow(delta)
             state.activityCount = overflow ? state.activityCount : max(0, sum)
             let actions = state.machine.activityChanged(
