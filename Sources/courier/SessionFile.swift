@@ -83,9 +83,15 @@ struct SessionFile: Codable, Equatable {
 
     // MARK: - Reading and writing
 
+    /// The most cookies a session file may hold: as many as the cookie jar keeps (3,000).
+    static let maximumCookies = HTTPCookieJar.Limits().maximumCookies
+    /// The most headers a session file may hold: 1,000 (servers take about 100).
+    static let maximumHeaders = 1_000
+
     /// The session stored at `url`; an empty one when there is no file yet.
     /// - Throws: ``RequestBuildError`` naming the file when it can't be read or is not a session
-    ///   (including one whose credentials are neither basic nor digest).
+    ///   (including one whose credentials are neither basic nor digest, or one holding more than
+    ///   ``maximumCookies`` cookies or ``maximumHeaders`` headers).
     static func load(from url: URL) throws -> SessionFile {
         guard let data = try ConfigFile.smallFile(url, what: "the session file") else { return SessionFile() }
         let session: SessionFile
@@ -93,6 +99,13 @@ struct SessionFile: Codable, Equatable {
             session = try JSONDecoder().decode(SessionFile.self, from: data)
         } catch {
             throw RequestBuildError(description: "the session file \(url.path) can't be read: \(error)")
+        }
+        // Restoring a cookie or setting a header costs a pass over those already there: counts
+        // beyond what courier ever writes (the jar keeps 3,000 cookies) would take minutes.
+        if session.cookies.count > maximumCookies || session.headers.count > maximumHeaders {
+            throw RequestBuildError(
+                description: "the session file \(url.path) holds \(session.cookies.count) cookies and \(session.headers.count) headers; "
+                    + "a session keeps at most \(maximumCookies) cookies and \(maximumHeaders) headers")
         }
         // A header with CR/LF would be dropped by the request without a word, and a name that is
         // not a token is refused when typed (`Name:value`): the file keeps the same rules. A
