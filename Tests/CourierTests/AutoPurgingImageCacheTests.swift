@@ -1,4 +1,8 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -220,6 +224,40 @@ func pngHeader(width: Int, height: Int) -> Data {
         #expect(MemoryPressureMonitor(memoryEventsPath: nil, pressurePath: nil, interval: .nan).interval == 2)
         #expect(MemoryPressureMonitor(memoryEventsPath: nil, pressurePath: nil, interval: -5).interval == 0.1)
         #expect(MemoryPressureMonitor(memoryEventsPath: nil, pressurePath: nil, interval: .infinity).interval == .infinity)
+    }
+
+    /// The files are the caller's to name: a FIFO (or anything but a regular file) is not read.
+    /// Opening a FIFO for reading blocks until a writer comes, which held the monitor's poll
+    /// (and a caller of checkNow) for ever. A thread plays that writer after 5 s, so a
+    /// regression fails instead of hanging.
+    @Test func aFIFONamedAsAPressureFileIsNotWaitedOn() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-mp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("memory.events")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        let state = Mutex((done: false, wrote: false))
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 5)
+            while !state.withLock({ $0.done }) {
+                let writer = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)  // only while a reader waits
+                if writer >= 0 {
+                    _ = "high 9\n".withCString { write(writer, $0, 7) }
+                    close(writer)
+                    state.withLock { $0.wrote = true }
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        for (events, pressure) in [(fifo.path, nil), (nil, fifo.path), (directory.path, "/dev/null")] {
+            let monitor = MemoryPressureMonitor(memoryEventsPath: events, pressurePath: pressure, interval: 3600, polls: false)
+            #expect(!monitor.checkNow())
+        }
+        let unblocked = state.withLock { state in
+            state.done = true
+            return state.wrote
+        }
+        #expect(!unblocked, "checkNow waited on the FIFO until a writer came")
     }
 
     @Test func monitorReadsFilesAndSignals() async throws {

@@ -1,6 +1,11 @@
 import Dispatch
 public import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Watches Linux's memory-pressure signals and tells its handlers (``AutoPurgingImageCache``
 /// registers itself), the Linux stand-in for `UIApplicationDidReceiveMemoryWarningNotification`.
@@ -112,9 +117,15 @@ public final class MemoryPressureMonitor: Sendable {
         return timer
     }
 
+    /// The text of the regular file at `path` (its first 64 KiB); nil for anything else. The
+    /// path is the caller's: a FIFO is opened without waiting for a writer and not read.
     private static func read(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         // These files are a few hundred bytes; 64 KiB bounds a strange one.
         guard let data = try? handle.read(upToCount: 64 * 1024) else { return nil }
         return String(decoding: data, as: UTF8.self)
