@@ -15,7 +15,9 @@ import Synchronization
 /// store keeps one metadata file and one body file per entry under `directory`, written
 /// atomically (temporary file, then rename), checked when opened (damaged or half-written
 /// entries are removed) and trimmed least-recently-used first to stay within `diskCapacity`.
-/// Bodies are written to disk as they arrive and read back in chunks.
+/// Bodies are written to disk as they arrive and read back in chunks. The folders the cache
+/// creates are the owner's only (0700) and so are the files it writes (0600): stored responses
+/// may be private ones. A folder that already exists keeps its mode.
 ///
 /// Thread safety: every method may be called from any thread; several sessions may share one
 /// cache. Two `HTTPCache` objects on the same directory at once are not supported (each would
