@@ -125,6 +125,9 @@ struct HTTPCacheRuleTests {
         #expect(!storable(request: ["Authorization": "Basic eDp5"], ["Cache-Control": "max-age=60"]))
         #expect(storable(request: ["Authorization": "Basic eDp5"], ["Cache-Control": "public, max-age=60"]))
         #expect(storable(request: ["Authorization": "Basic eDp5"], ["Cache-Control": "max-age=60, must-revalidate"]))
+        // Challenges depend on the credentials sent: never stored, whatever their freshness.
+        #expect(!storable(status: 401, ["Cache-Control": "public, max-age=60"]))
+        #expect(!storable(status: 407, ["Cache-Control": "max-age=60", "Expires": "Thu, 01 Jan 2099 00:00:00 GMT"]))
     }
 
     // MARK: Freshness

@@ -126,6 +126,22 @@ struct HTTPCacheSessionTests {
         }
     }
 
+    /// A 401 or 407 is a challenge to the credentials the request carried (none, or stale ones):
+    /// stored with a `max-age`, it answered the next request for the URL, the one carrying the
+    /// credentials (the session's own answer to the challenge, an interceptor's refreshed
+    /// token), which never reached the server. They are not stored.
+    @Test(arguments: [401, 407]) func aChallengeIsNotStored(status: Int) async throws {
+        try await TestServer.withRunning { server in
+            let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))
+            let url = server.sessionURL("/cached/challenge\(status)?status=\(status)&cc=public,max-age=600")
+            let first = await Self.fetch(manager, url)
+            #expect(first.response?.statusCode == status)
+            let second = await Self.fetch(manager, url, headers: ["Authorization": "Bearer fresh-token"])
+            #expect(second.metrics?.resourceFetchType == .networkLoad)
+            #expect(server.requestsReceived(forPath: "/cached/challenge\(status)") == 2)
+        }
+    }
+
     @Test func aPostInvalidatesTheURLAndItsLocation() async throws {
         try await TestServer.withRunning { server in
             let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))

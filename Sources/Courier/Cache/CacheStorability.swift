@@ -17,6 +17,10 @@ enum CacheStorability {
         guard method.uppercased() == "GET" else { return false }
         // Final responses the cache understands; no partial content, no Range requests.
         guard (200...599).contains(status), status != 206, status != 304 else { return false }
+        // A challenge (401, 407) answers the credentials the request carried: stored, it would
+        // answer the next request for the URL, the one carrying new credentials (the session's
+        // answer to the challenge, a refreshed token), which must reach the server.
+        guard status != 401, status != 407 else { return false }
         guard !requestHeaders.contains(name: "range") else { return false }
         let requestControl = CacheControl(requestHeaders["cache-control"])
         let responseControl = CacheControl(responseHeaders["cache-control"])
