@@ -89,7 +89,8 @@ struct RequestBuilder {
 
     // MARK: - URL
 
-    /// The URL with each `name==value` appended in order (repeated names repeat).
+    /// The URL with each `name==value` appended to its query in order (repeated names repeat),
+    /// before its fragment.
     func urlWithQuery() throws -> URL {
         let pairs = arguments.items.compactMap { item -> String? in
             guard case .query(let name, let value) = item else { return nil }
@@ -97,7 +98,11 @@ struct RequestBuilder {
         }
         var text = arguments.url
         if !pairs.isEmpty {
-            text += (text.contains("?") ? "&" : "?") + pairs.joined(separator: "&")
+            // Before the fragment (after it they would be part of it, never sent).
+            let fragmentStart = text.firstIndex(of: "#") ?? text.endIndex
+            let beforeFragment = text[..<fragmentStart]
+            let separator = !beforeFragment.contains("?") ? "?" : beforeFragment.hasSuffix("?") || beforeFragment.hasSuffix("&") ? "" : "&"
+            text = beforeFragment + separator + pairs.joined(separator: "&") + text[fragmentStart...]
         }
         guard let url = URL(string: text), url.host != nil else {
             throw RequestBuildError(description: "invalid URL: \(arguments.url)")
