@@ -68,7 +68,7 @@ struct HTTPCacheRuleTests {
         let vary = HTTPHeaders([("Vary", names.joined(separator: ", "))])
         let request = HTTPHeaders(names.map { ($0, "v") })
         let key = CacheVary.secondaryKey(responseHeaders: vary, requestHeaders: request)
-        #expect(key.count == 500)
+        #expect(key.count == 501)  // and Authorization (absent): not a public response
         #expect(CacheVary.matches(key, requestHeaders: request))
         #expect(!CacheVary.matches(key, requestHeaders: [:]))
     }
@@ -157,12 +157,28 @@ struct HTTPCacheRuleTests {
     @Test func varyKeepsVariantsApart() {
         let response: HTTPHeaders = ["Vary": "Accept-Language, X-Flavor"]
         let key = CacheVary.secondaryKey(responseHeaders: response, requestHeaders: ["Accept-Language": "en  ,fr"])
-        let expected: [String: String?] = ["accept-language": "en, fr", "x-flavor": String?.none]
+        // Authorization too, absent here: the response is not public (see credentialsKeepVariantsApart).
+        let expected: [String: String?] = ["accept-language": "en, fr", "x-flavor": String?.none, "authorization": String?.none]
         #expect(key == expected)
         #expect(CacheVary.matches(key, requestHeaders: ["accept-language": "en, fr"]))
         #expect(!CacheVary.matches(key, requestHeaders: ["Accept-Language": "de"]))
         #expect(!CacheVary.matches(key, requestHeaders: ["Accept-Language": "en, fr", "X-Flavor": "a"]))
         #expect(CacheVary.matches([:], requestHeaders: ["Anything": "x"]))
+    }
+
+    @Test func credentialsKeepVariantsApart() {
+        let alice: HTTPHeaders = ["Authorization": "Bearer alice", "Cookie": "s=a"]
+        let key = CacheVary.secondaryKey(responseHeaders: ["Cache-Control": "max-age=60, must-revalidate", "Vary": "Cookie"], requestHeaders: alice)
+        #expect(CacheVary.matches(key, requestHeaders: alice))
+        #expect(!CacheVary.matches(key, requestHeaders: ["Authorization": "Bearer bob", "Cookie": "s=a"]))
+        #expect(!CacheVary.matches(key, requestHeaders: ["Cookie": "s=a"]))
+        #expect(!key.values.contains { $0?.contains("alice") == true || $0?.contains("s=a") == true })  // digests only
+        // A response to no credentials isn't served to a request with some; public ones are.
+        let anonymous = CacheVary.secondaryKey(responseHeaders: ["Cache-Control": "max-age=60"], requestHeaders: [:])
+        #expect(!CacheVary.matches(anonymous, requestHeaders: alice))
+        #expect(CacheVary.matches(anonymous, requestHeaders: ["Accept": "*/*"]))
+        let shared = CacheVary.secondaryKey(responseHeaders: ["Cache-Control": "public, max-age=60"], requestHeaders: alice)
+        #expect(shared.isEmpty && CacheVary.matches(shared, requestHeaders: [:]))
     }
 
     // MARK: Validation

@@ -142,6 +142,40 @@ struct HTTPCacheSessionTests {
         }
     }
 
+    /// A response to a request with `Authorization` may be stored when it says
+    /// `must-revalidate` or `s-maxage` (RFC 9111 §3.5), but it answers those credentials: one
+    /// manager (and one cache) may send for several users, and another user's request, or one
+    /// with no credentials, was served it from the cache. Such a response varies on
+    /// `Authorization` as if the server had said so (`public` ones are shared as before), and
+    /// a credential in a secondary key is kept as a digest, never as written, on disk.
+    @Test func aResponseToOneUsersCredentialsIsNotServedToAnother() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServer.withRunning { server in
+            let manager = Self.manager(HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory))
+            let url = server.sessionURL("/cached/mine?cc=must-revalidate,max-age=600")
+            let alice = await Self.fetch(manager, url, headers: ["Authorization": "Bearer alice-secret-token"])
+            let bob = await Self.fetch(manager, url, headers: ["Authorization": "Bearer bob-secret-token"])
+            let nobody = await Self.fetch(manager, url)
+            let aliceAgain = await Self.fetch(manager, url, headers: ["Authorization": "Bearer alice-secret-token"])
+            #expect(alice.id != nil && bob.id != alice.id && nobody.id != alice.id && nobody.id != bob.id)
+            #expect(aliceAgain.id == alice.id && aliceAgain.metrics?.resourceFetchType == .localCache)
+            #expect(server.requestsReceived(forPath: "/cached/mine") == 3)
+            // A public response is the same for everyone.
+            let shared = server.sessionURL("/cached/shared?cc=public,max-age=600")
+            let first = await Self.fetch(manager, shared, headers: ["Authorization": "Bearer alice-secret-token"])
+            let second = await Self.fetch(manager, shared, headers: ["Authorization": "Bearer bob-secret-token"])
+            #expect(first.id != nil && second.id == first.id)
+            // Vary: Authorization (or Cookie) from the server: the credential isn't written to disk.
+            let varied = server.sessionURL("/cached/varied?cc=public,max-age=600&vary=Authorization,Cookie")
+            _ = await Self.fetch(manager, varied, headers: ["Authorization": "Bearer alice-secret-token", "Cookie": "session=alice-cookie"])
+            let entries = directory.appendingPathComponent("entries")
+            let text = try FileManager.default.contentsOfDirectory(atPath: entries.path)
+                .map { try String(decoding: Data(contentsOf: entries.appendingPathComponent($0)), as: UTF8.self) }.joined()
+            #expect(!text.contains("secret-token") && !text.contains("alice-cookie"))
+        }
+    }
+
     @Test func aPostInvalidatesTheURLAndItsLocation() async throws {
         try await TestServer.withRunning { server in
             let manager = Self.manager(HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0, directory: nil))

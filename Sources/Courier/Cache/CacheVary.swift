@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOHTTP1
 
@@ -12,14 +13,24 @@ enum CacheVary {
     }
 
     /// The secondary key to store with a response: each varied name and the request's
-    /// (normalized) value of it.
+    /// (normalized) value of it. A response that isn't `public` varies on `Authorization` too
+    /// (absent included), as if the server had said so: it answers the credentials sent, or
+    /// their absence, and one cache may serve several users (RFC 9111 §3.5 lets a response to
+    /// credentials be stored, not shared).
     static func secondaryKey(responseHeaders: HTTPHeaders, requestHeaders: HTTPHeaders) -> [String: String?] {
         var key: [String: String?] = [:]
         for name in fieldNames(in: responseHeaders) where name != "*" {
             key[name] = .some(normalizedValue(name, in: requestHeaders))
         }
+        if !CacheControl(responseHeaders["cache-control"]).isPublic {
+            key["authorization"] = .some(normalizedValue("authorization", in: requestHeaders))
+        }
         return key
     }
+
+    /// Request fields holding credentials: a secondary key keeps a digest of their value, never
+    /// the value (the disk store writes keys to its metadata files).
+    static let credentialFields: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
     /// Whether a stored secondary key matches a new request's header fields.
     static func matches(_ stored: [String: String?], requestHeaders: HTTPHeaders) -> Bool {
@@ -27,12 +38,18 @@ enum CacheVary {
     }
 
     /// All values of `name`, combined with `, ` and with runs of whitespace collapsed (§4.1
-    /// allows this normalization); nil when absent.
+    /// allows this normalization); nil when absent. For a ``credentialFields`` name, the
+    /// SHA-256 of that text, in hex.
     private static func normalizedValue(_ name: String, in headers: HTTPHeaders) -> String? {
         let values = headers[name]
         guard !values.isEmpty else { return nil }
-        return values.flatMap { $0.split(separator: ",") }
+        let text = values.flatMap { $0.split(separator: ",") }
             .map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
             .joined(separator: ", ")
+        guard credentialFields.contains(name.lowercased()) else { return text }
+        return "sha256:" + SHA256.hash(data: Data(text.utf8)).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
     }
 }
