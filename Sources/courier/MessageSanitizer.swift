@@ -8,19 +8,111 @@ enum MessageSanitizer {
         withoutSourceLocations(withoutPasswords(text))
     }
 
-    /// `scheme://user:password@host` → `scheme://user@host`, anywhere in `text`.
+    /// `scheme://user:password@host` → `scheme://user@host`, anywhere in `text`. The user part
+    /// stops at ':'; the password runs to the authority's last '@'. One pass from each `://`
+    /// (linear: the text may hold what a server chose, such as a redirect's Location).
     static func withoutPasswords(_ text: String) -> String {
-        // The user part stops at ':'; the password runs to the authority's last '@'.
-        let pattern = #/(?<prefix>[A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*):[^\s/?#]*@/#
-        return text.replacing(pattern) { match in match.output.prefix + "@" }
+        let characters = Array(text)
+        let count = characters.count
+        func isSchemeCharacter(_ c: Character) -> Bool {
+            c.isASCII && (c.isLetter || c.isNumber || c == "+" || c == "." || c == "-")
+        }
+        func endsAuthority(_ c: Character) -> Bool { c.isWhitespace || c == "/" || c == "?" || c == "#" }
+        var output = ""
+        var copied = 0  // characters[..<copied] are in output (or dropped)
+        var index = 0
+        while index + 2 < count {
+            guard characters[index] == ":", characters[index + 1] == "/", characters[index + 2] == "/" else {
+                index += 1
+                continue
+            }
+            // A scheme: scheme characters before "://", the first of them (after what was already
+            // handled) a letter somewhere in the run.
+            var schemeStart = index
+            while schemeStart > copied, isSchemeCharacter(characters[schemeStart - 1]) { schemeStart -= 1 }
+            guard characters[schemeStart..<index].contains(where: { $0.isASCII && $0.isLetter }) else {
+                index += 3
+                continue
+            }
+            // The user part, then ':', then the password up to the authority's last '@'.
+            var userEnd = index + 3
+            while userEnd < count, !endsAuthority(characters[userEnd]), characters[userEnd] != "@", characters[userEnd] != ":" {
+                userEnd += 1
+            }
+            guard userEnd < count, characters[userEnd] == ":" else {
+                index = userEnd
+                continue
+            }
+            var authorityEnd = userEnd + 1
+            var lastAt: Int?
+            while authorityEnd < count, !endsAuthority(characters[authorityEnd]) {
+                if characters[authorityEnd] == "@" { lastAt = authorityEnd }
+                authorityEnd += 1
+            }
+            guard let lastAt else {
+                index = userEnd  // that ':' may begin the next "://"
+                continue
+            }
+            output.append(contentsOf: characters[copied..<userEnd])
+            output.append("@")
+            copied = lastAt + 1
+            index = copied
+        }
+        output.append(contentsOf: characters[copied...])
+        return output
     }
 
-    /// `text` without ` at /path/file.cc:127` and `Module/File.swift:202` locations.
+    /// `text` without ` at /path/file.cc:127` and `Module/File.swift:202` locations: after
+    /// whitespace (and an optional `at` and whitespace), a run without ':' or whitespace holding
+    /// a '/' whose last component ends in `.swift`, `.cc`, `.c`, `.cpp` or `.h`, then ':' and
+    /// digits. So a URL such as `http://example.cc:8080` is never taken for one. Linear.
     static func withoutSourceLocations(_ text: String) -> String {
-        // A path (no ':' or whitespace, at least one '/') after whitespace, so a URL such as
-        // `http://example.cc:8080` is never taken for one.
-        let location = #/(?:\s+at)?\s+[^\s:]*/[^\s:/]*\.(?:swift|cc|c|cpp|h):\d+/#
-        var cleaned = text.replacing(location, with: "")
+        let characters = Array(text)
+        let count = characters.count
+        func whitespaceEnd(from start: Int) -> Int {
+            var end = start
+            while end < count, characters[end].isWhitespace { end += 1 }
+            return end
+        }
+        // The end of a location starting at `start` (after its digits), or nil.
+        func locationEnd(at start: Int) -> Int? {
+            var colon = start
+            var lastSlash: Int?
+            while colon < count, !characters[colon].isWhitespace, characters[colon] != ":" {
+                if characters[colon] == "/" { lastSlash = colon }
+                colon += 1
+            }
+            guard colon < count, let lastSlash else { return nil }  // at a ':'
+            let file = String(characters[(lastSlash + 1)..<colon])
+            guard [".swift", ".cc", ".c", ".cpp", ".h"].contains(where: { file.hasSuffix($0) }) else { return nil }
+            var end = colon + 1
+            while end < count, characters[end].isASCII, characters[end].isNumber { end += 1 }
+            return end > colon + 1 ? end : nil
+        }
+        var output = ""
+        var index = 0
+        while index < count {
+            guard characters[index].isWhitespace else {
+                output.append(characters[index])
+                index += 1
+                continue
+            }
+            let tokenStart = whitespaceEnd(from: index)
+            if let end = locationEnd(at: tokenStart) {
+                index = end
+                continue
+            }
+            if tokenStart + 2 <= count, characters[tokenStart] == "a", characters[tokenStart + 1] == "t" {
+                let afterAt = whitespaceEnd(from: tokenStart + 2)
+                if afterAt > tokenStart + 2, let end = locationEnd(at: afterAt) {
+                    index = end
+                    continue
+                }
+            }
+            output.append(contentsOf: characters[index..<tokenStart])
+            index = tokenStart
+        }
+        var cleaned = output
         for (leftover, replacement) in [(":)", ")"), (": )", ")"), ("()", "")] {
             cleaned = cleaned.replacingOccurrences(leftover, with: replacement)
         }
