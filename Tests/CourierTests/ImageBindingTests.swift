@@ -1,4 +1,5 @@
 import CourierTestServer
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -144,6 +145,39 @@ final class DisplayRecorder: Sendable {
             try await eventually { states.withLock { $0 } == [false, true] }
             task.cancel()
             try await eventually { states.withLock { $0 } == [false, true, false] }
+            binding.unbind()
+        }
+    }
+
+    /// bind reads the task's state, then calls `update` with it; a notification's `update` can
+    /// come between the two. Here the task ends right after bind read "running": the complete
+    /// notification's `update(false)` ran first and bind's `update(true)` last, so the binding
+    /// showed a finished task as running for good. The first `update` call itself cancels the
+    /// task and waits for the completion's call, which makes that order certain.
+    @Test func aTaskEndingWhileBoundIsNotLeftShownAsRunning() async throws {
+        try await TestServer.withRunning { server in
+            let session = URLSessionManager()
+            session.responseSerializer = HTTPResponseSerializer()
+            let task = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response")))
+            task.resume()
+            try await eventually { task.state == .running }
+            let states = Mutex<[Bool]>([])
+            let completed = DispatchSemaphore(value: 0)
+            let first = Mutex(true)
+            let binding = TaskRunningStateBinding(notificationCenter: .default) { running in
+                if first.withLock({ isFirst in defer { isFirst = false }; return isFirst }) {
+                    task.cancel()
+                    // The completion's update (another thread) comes in meanwhile; bound wait.
+                    _ = completed.wait(timeout: .now() + 60)
+                } else if !running {
+                    completed.signal()
+                }
+                states.withLock { $0.append(running) }
+            }
+            binding.bind(to: task)
+            #expect(task.state == .completed)
+            #expect(states.withLock { $0.first } == false)  // the completion's, recorded first
+            #expect(states.withLock { $0.last } == false, "bound to a finished task, the binding shows it running")
             binding.unbind()
         }
     }

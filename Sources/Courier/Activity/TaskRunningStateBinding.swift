@@ -41,7 +41,15 @@ public final class TaskRunningStateBinding: Sendable {
             observe(.courierTaskDidComplete, false),
         ]
         observation.withLock { $0 = Observation(task: task, tokens: tokens) }
-        update(task.state == .running)
+        // A notification's update may run between reading the state and the call with it (the
+        // task ending just then): call again with the state as it is now until it stops
+        // changing, so the last call matches the task (a later change posts its notification).
+        var shown = task.state == .running
+        update(shown)
+        while (task.state == .running) != shown, observation.withLock({ $0?.task === task }) {
+            shown.toggle()
+            update(shown)
+        }
     }
 
     /// Stops following the task (AFN's removal of the observers).
