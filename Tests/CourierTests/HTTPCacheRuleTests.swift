@@ -239,6 +239,18 @@ struct HTTPCacheRuleTests {
         #expect(CacheKey.key(for: URL(string: "file:///tmp/x")) == nil)
     }
 
+    /// The primary key is written into the disk store's metadata files: a URL's user and
+    /// password (never sent: the session takes credentials from `credential`, not the URL) are
+    /// not part of it, so they are not written to disk in the clear.
+    @Test func aURLsUserAndPasswordAreNotPartOfTheKey() {
+        #expect(CacheKey.key(for: URL(string: "http://alice:s3cret@Example.com/x?q=1")) == "http://example.com/x?q=1")
+        #expect(CacheKey.key(for: URL(string: "https://alice@example.com:443/")) == "https://example.com/")
+        #expect(CacheKey.key(for: URL(string: "http://:pw@example.com:8080/a")) == "http://example.com:8080/a")
+        let keys = CacheInvalidation.keysToInvalidate(
+            method: "PUT", url: URL(string: "http://u:p@example.com/a"), status: 204, responseHeaders: ["Location": "/b"])
+        #expect(keys == ["http://example.com/a", "http://example.com/b"])
+    }
+
     // MARK: Decisions
 
     @Test func protocolPolicyDecisions() {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The primary cache key (RFC 9111 §2): the target URI, here the URL's absolute string without
-/// its fragment, with scheme and host lowercased. Only GET responses are stored, so the method
+/// its fragment, user and password, with scheme and host lowercased. Only GET responses are stored, so the method
 /// is not part of the key. Pure; no I/O.
 enum CacheKey {
     /// The key for `url`, or nil when it has no http(s) scheme or no host.
@@ -11,6 +11,10 @@ enum CacheKey {
             let host = components.host, !host.isEmpty
         else { return nil }
         components.fragment = nil
+        // The user and password are never sent (the session's credential is), and the key is
+        // written to disk: they are not part of it.
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
         components.scheme = scheme
         components.host = host.lowercased()
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
