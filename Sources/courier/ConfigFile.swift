@@ -1,3 +1,4 @@
+import CourierEngine
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -58,10 +59,15 @@ enum ConfigFile {
 
     /// The bytes of `file` (a symlink is followed); nil when there is none. Read once, from a
     /// regular file of at most ``maximumFileSize`` bytes, so a FIFO, a device or a huge file
-    /// can't hang courier or take its memory.
+    /// can't hang courier or take its memory. What the path names is checked before it is
+    /// opened (opening a FIFO releases a writer blocked on it, opening a device may act on it),
+    /// and the descriptor after (the path may have changed in between).
     /// - Throws: ``RequestBuildError`` naming `what` and the file.
     static func smallFile(_ file: URL, what: String) throws -> Data? {
-        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        if case .notRegular = FileStatus(path: file.path) {
+            throw RequestBuildError(description: "\(what) \(file.path) is not a regular file")
+        }
+        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }  // COURIER_CONFIG_DIR may name a file: no config
             throw RequestBuildError(description: "\(what) \(file.path) can't be read: \(String(cString: strerror(errno)))")
