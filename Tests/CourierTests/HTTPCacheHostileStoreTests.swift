@@ -403,6 +403,43 @@ struct HTTPCacheStorePermissionTests {
         for name in partial { #expect(Self.mode(directory.appendingPathComponent("tmp").appendingPathComponent(name)) == 0o600) }
         writer.abandon()
     }
+
+    /// A folder someone else can write to (or owns) is not used on disk: whoever can write
+    /// there can plant entries the cache would serve for any URL, and read or swap what it
+    /// writes (a caller naming /tmp or a shared folder, or its entries/ made in advance by
+    /// another user). The cache then works in memory only, as when the folder can't be made.
+    @Test func aFolderOthersCanWriteToIsNotUsed() throws {
+        let parent = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        func opened(_ directory: URL) -> Bool {
+            HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 1 << 20, directory: directory).directory != nil
+        }
+        let mine = parent.appendingPathComponent("mine")
+        #expect(opened(mine))
+        #expect(opened(mine))  // and again, as left
+        let open = parent.appendingPathComponent("open")
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: false)
+        #expect(chmod(open.path, 0o777) == 0)
+        #expect(!opened(open))
+        let groupWritable = parent.appendingPathComponent("group")
+        try FileManager.default.createDirectory(at: groupWritable.appendingPathComponent("entries"), withIntermediateDirectories: true)
+        #expect(chmod(groupWritable.appendingPathComponent("entries").path, 0o770) == 0)
+        #expect(!opened(groupWritable))
+        // entries/ a link to a folder elsewhere (made in advance).
+        let elsewhere = parent.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false)
+        let linked = parent.appendingPathComponent("linked")
+        try FileManager.default.createDirectory(at: linked, withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(at: linked.appendingPathComponent("bodies"), withDestinationURL: elsewhere)
+        #expect(!opened(linked))
+        // Owned by another user (needs root to set up).
+        if geteuid() == 0 {
+            let theirs = parent.appendingPathComponent("theirs")
+            try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: false)
+            #expect(chown(theirs.path, 65_534, 65_534) == 0)
+            #expect(!opened(theirs))
+        }
+    }
 }
 
 @Suite("HTTP cache storage, a folder with other files")

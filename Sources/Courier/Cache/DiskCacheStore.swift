@@ -54,7 +54,8 @@ final class DiskCacheStore: Sendable {
     let metadataFilesRead = Atomic<Int>(0)
 
     /// Opens (creating it when missing) the store in `directory`; nil when the folders can't be
-    /// made.
+    /// made, or when one of them is not private: owned by someone else, writable by the group or
+    /// others, or (below `directory`) a link.
     init?(directory: URL, capacity: Int) {
         self.directory = directory
         self.capacity = Int64(max(0, capacity))
@@ -71,6 +72,11 @@ final class DiskCacheStore: Sendable {
         } catch {
             return nil
         }
+        // Whoever else can write here could plant entries served for any URL, or read and swap
+        // what the store writes: such a folder is not used (the cache works in memory only).
+        guard Self.isPrivateFolder(directory, followingLink: true),
+            [entriesDirectory, bodiesDirectory, temporaryDirectory].allSatisfy({ Self.isPrivateFolder($0, followingLink: false) })
+        else { return nil }
         rebuildIndex()
     }
 
@@ -409,6 +415,15 @@ final class DiskCacheStore: Sendable {
     /// like its files is someone else's, and would be emptied with everything in it).
     private static func removeFile(_ url: URL) {
         _ = unlink(url.path)
+    }
+
+    /// Whether `url` is a directory owned by this process's user that neither its group nor
+    /// others may write to (a link followed only when `followingLink`: the caller's own folder
+    /// may be one, the store's folders inside it may not).
+    private static func isPrivateFolder(_ url: URL, followingLink: Bool) -> Bool {
+        var status = stat()
+        guard (followingLink ? stat(url.path, &status) : lstat(url.path, &status)) == 0 else { return false }
+        return status.st_mode & S_IFMT == S_IFDIR && status.st_uid == geteuid() && status.st_mode & (S_IWGRP | S_IWOTH) == 0
     }
 
     private static func fileSize(_ url: URL) -> Int64? {
