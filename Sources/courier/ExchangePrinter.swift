@@ -59,7 +59,9 @@ struct ExchangePrinter {
         var headers = request.allHTTPHeaderFields ?? [:]
         if !headers.keys.contains(where: { $0.caseInsensitiveCompare("Host") == .orderedSame }) {
             let port = url.port.map { ":\($0)" } ?? ""
-            lines.append(headerLine("Host", (url.host ?? "") + port))
+            // An IPv6 literal goes in brackets, as it is sent (`[::1]:8080`).
+            let host = url.host.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 } ?? ""
+            lines.append(headerLine("Host", host + port))
         }
         if let bodyLength, bodyLength > 0,
             !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Length") == .orderedSame })
