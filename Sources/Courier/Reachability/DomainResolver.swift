@@ -15,9 +15,11 @@ enum DomainResolver {
 
     /// Calls `completion` once, on a Dispatch worker, with the addresses of `name` in the
     /// resolver's order without duplicates (empty when it does not resolve or took longer
-    /// than `bound`).
+    /// than `bound`). While a lookup of `name` runs, later asks share it (one blocked thread per
+    /// name, however often a hung name server is asked). `lookup` is `getaddrinfo` (tests hold it).
     static func resolve(
         _ name: String, bound: DispatchTimeInterval = DomainResolver.bound,
+        lookup: @escaping @Sendable (String) -> [ReachabilityAddress] = DomainResolver.addresses(of:),
         completion: @escaping @Sendable ([ReachabilityAddress]) -> Void
     ) {
         let finished = Mutex(false)
@@ -29,8 +31,27 @@ enum DomainResolver {
             if first { completion(addresses) }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + bound) { finish([]) }
-        DispatchQueue.global().async { finish(addresses(of: name)) }
+        // A lookup of this name still running (a name server that hangs outlives the bound)
+        // answers this ask too, rather than another thread blocking in getaddrinfo per ask.
+        let starts = running.withLock { running -> Bool in
+            if running[name] != nil {
+                running[name]?.append(finish)
+                return false
+            }
+            running[name] = [finish]
+            return true
+        }
+        guard starts else { return }
+        DispatchQueue.global().async {
+            let addresses = lookup(name)
+            let waiting = running.withLock { $0.removeValue(forKey: name) } ?? []
+            for answer in waiting { answer(addresses) }
+        }
     }
+
+    /// Names being looked up, with the answers waiting for each (one lookup per name at a time;
+    /// an answer whose ask already gave up does nothing).
+    private static let running = Mutex<[String: [@Sendable ([ReachabilityAddress]) -> Void]]>([:])
 
     /// `getaddrinfo(name)`, blocking.
     static func addresses(of name: String) -> [ReachabilityAddress] {
