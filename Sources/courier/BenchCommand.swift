@@ -26,7 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .customShort("n"), help: ArgumentHelp("Number of requests to send in total (default 200 without --duration).", valueName: "requests"))
     var requests: Int?
 
-    @Option(name: .customShort("c"), help: ArgumentHelp("Number of requests in flight at once.", valueName: "concurrency"))
+    @Option(name: .customShort("c"), help: ArgumentHelp("Number of requests in flight at once (1 to 10000).", valueName: "concurrency"))
     var concurrency: Int = 10
 
     @Option(name: .customShort("m"), help: ArgumentHelp("HTTP method.", valueName: "method"))
@@ -56,12 +56,19 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
+    /// The most requests `-c` may keep in flight: 10,000.
+    static let maximumConcurrency = 10_000
+
     func validate() throws {
         if let requests, requests < 1 {
             throw ValidationError("-n must be at least 1 (got \(requests)).")
         }
         guard concurrency >= 1 else {
             throw ValidationError("-c must be at least 1 (got \(concurrency)).")
+        }
+        // One task (and up to one connection) per request in flight.
+        guard concurrency <= Self.maximumConcurrency else {
+            throw ValidationError("-c must be at most \(Self.maximumConcurrency) (got \(concurrency)).")
         }
         do {
             // nan, zero and negative are refused; huge values (inf too) are clamped in run().

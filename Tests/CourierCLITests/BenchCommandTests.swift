@@ -79,6 +79,8 @@ import Testing
         (["bench"], "Missing expected argument '<url>'"),
         (["bench", "http://127.0.0.1:1/get", "-n", "0"], "-n must be at least 1"),
         (["bench", "http://127.0.0.1:1/get", "-c", "0"], "-c must be at least 1"),
+        // One task per request in flight: a huge -c took memory until the process crashed.
+        (["bench", "http://127.0.0.1:1/get", "-c", "9223372036854775807", "-n", "9223372036854775807"], "-c must be at most 10000"),
         (["bench", "not a url"], "is not an http or https URL"),
         (["bench", "ftp://example.com/x"], "is not an http or https URL"),
         (["bench", "http://127.0.0.1:1/get", "-H", "NoColon"], "has no ':'"),
