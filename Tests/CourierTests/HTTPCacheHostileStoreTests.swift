@@ -404,7 +404,7 @@ struct HTTPCacheStorePermissionTests {
         writer.abandon()
     }
 
-    /// A folder someone else can write to (or owns) is not used on disk: whoever can write
+    /// A folder others can write to (or another user owns) is not used on disk: whoever can write
     /// there can plant entries the cache would serve for any URL, and read or swap what it
     /// writes (a caller naming /tmp or a shared folder, or its entries/ made in advance by
     /// another user). The cache then works in memory only, as when the folder can't be made.
@@ -421,10 +421,15 @@ struct HTTPCacheStorePermissionTests {
         try FileManager.default.createDirectory(at: open, withIntermediateDirectories: false)
         #expect(chmod(open.path, 0o777) == 0)
         #expect(!opened(open))
+        let othersWritable = parent.appendingPathComponent("others")
+        try FileManager.default.createDirectory(at: othersWritable.appendingPathComponent("entries"), withIntermediateDirectories: true)
+        #expect(chmod(othersWritable.appendingPathComponent("entries").path, 0o1703) == 0)
+        #expect(!opened(othersWritable))
+        // Group-writable is the owner's choice (a umask of 002 makes every folder so).
         let groupWritable = parent.appendingPathComponent("group")
-        try FileManager.default.createDirectory(at: groupWritable.appendingPathComponent("entries"), withIntermediateDirectories: true)
-        #expect(chmod(groupWritable.appendingPathComponent("entries").path, 0o770) == 0)
-        #expect(!opened(groupWritable))
+        try FileManager.default.createDirectory(at: groupWritable, withIntermediateDirectories: false)
+        #expect(chmod(groupWritable.path, 0o2775) == 0)
+        #expect(opened(groupWritable))
         // entries/ a link to a folder elsewhere (made in advance).
         let elsewhere = parent.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false)

@@ -54,8 +54,8 @@ final class DiskCacheStore: Sendable {
     let metadataFilesRead = Atomic<Int>(0)
 
     /// Opens (creating it when missing) the store in `directory`; nil when the folders can't be
-    /// made, or when one of them is not private: owned by someone else, writable by the group or
-    /// others, or (below `directory`) a link.
+    /// made, or when one of them is not private: owned by someone else, writable by others, or
+    /// (below `directory`) a link.
     init?(directory: URL, capacity: Int) {
         self.directory = directory
         self.capacity = Int64(max(0, capacity))
@@ -417,13 +417,14 @@ final class DiskCacheStore: Sendable {
         _ = unlink(url.path)
     }
 
-    /// Whether `url` is a directory owned by this process's user that neither its group nor
-    /// others may write to (a link followed only when `followingLink`: the caller's own folder
-    /// may be one, the store's folders inside it may not).
+    /// Whether `url` is a directory owned by this process's user that others may not write to
+    /// (its group may: with a umask of 002 a user's own folders are group-writable, for a group
+    /// the owner chose). A link is followed only when `followingLink`: the caller's own folder
+    /// may be one, the store's folders inside it may not.
     private static func isPrivateFolder(_ url: URL, followingLink: Bool) -> Bool {
         var status = stat()
         guard (followingLink ? stat(url.path, &status) : lstat(url.path, &status)) == 0 else { return false }
-        return status.st_mode & S_IFMT == S_IFDIR && status.st_uid == geteuid() && status.st_mode & (S_IWGRP | S_IWOTH) == 0
+        return status.st_mode & S_IFMT == S_IFDIR && status.st_uid == geteuid() && status.st_mode & S_IWOTH == 0
     }
 
     private static func fileSize(_ url: URL) -> Int64? {

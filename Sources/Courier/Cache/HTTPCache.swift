@@ -30,9 +30,9 @@ public final class HTTPCache: Sendable {
     /// The disk store's limit in bytes (0 when there is no directory).
     public let diskCapacity: Int
     /// The disk store's folder, or nil for a memory-only cache (also nil when the folder could
-    /// not be created, or is not private — owned by another user, writable by its group or
-    /// others, or holding a link in place of its `entries`, `bodies` or `tmp` folder: the cache
-    /// then works in memory only).
+    /// not be created, or is not private — owned by another user, writable by others, or
+    /// holding a link in place of its `entries`, `bodies` or `tmp` folder: the cache then works
+    /// in memory only).
     public let directory: URL?
 
     private let memory: Mutex<MemoryCacheStore>
