@@ -43,6 +43,9 @@ struct DownloadFlow {
         }
         let resumeData = DownloadResumeData(request: request, partialFileURL: partialURL, allowsResumeWithoutValidator: resume)
         let initialOffset = resume ? resumeData.offset : 0  // read now: the file grows as the download runs
+        // A second courier writing the same -o file at the same time is refused.
+        let lock = outputURL == nil ? nil : try PartialFileLock.acquire(partialURL)
+        defer { lock?.release() }
         if initialOffset > 0 {
             FileHandle.standardError.write(Data("Resuming \(partialURL.path) from byte \(initialOffset)\n".utf8))
         }
