@@ -47,7 +47,7 @@ struct HTTPCacheStoreTests {
     static func body(of stored: (entry: CacheEntry, body: HTTPCache.StoredBody)?) -> [UInt8]? {
         switch stored?.body {
         case .data(let data): return Array(data)
-        case .file(let handle):
+        case .file(let handle, _):
             defer { try? handle.close() }
             return (try? handle.readToEnd()).map { Array($0) } ?? []
         case nil: return nil

@@ -75,10 +75,11 @@ public final class HTTPCache: Sendable {
 
     // MARK: - For the session
 
-    /// A stored response: its entry and its body, in memory or as an open file.
+    /// A stored response: its entry and its body, in memory or as an open file of `length`
+    /// bytes (its size when opened; a replay sends exactly that many).
     enum StoredBody: Sendable {
         case data(Data)
-        case file(FileHandle)
+        case file(FileHandle, length: Int64)
     }
 
     /// The stored variant of `key` for a request with `requestHeaders` (the most recent
@@ -98,7 +99,7 @@ public final class HTTPCache: Sendable {
             memory.withLock { $0.insert(entry, body: body) }
             return (entry, .data(body))
         }
-        return (entry, .file(handle))
+        return (entry, .file(handle, length: entry.bodyLength))
     }
 
     /// A writer for a response being received with head `entry` (its body ID and length are

@@ -137,40 +137,39 @@ final class CachedExchange: Sendable {
             metrics.responseBodyBytesReceived = Int64(data.count)
             detach()
             handle(.finished(metrics))
-        case .file(let file):
+        case .file(let file, let length):
             // The first chunk here: a body that fits in it (most) needs no pump at all.
-            let first = (try? file.read(upToCount: Self.chunkSize)) ?? Data()
-            if !first.isEmpty { handle(.bodyPart(ByteBuffer(bytes: first))) }
-            if first.count < Self.chunkSize {
-                try? file.close()
-                metrics.responseEnd = Date()
-                metrics.responseBodyBytesReceived = Int64(first.count)
-                detach()
-                handle(.finished(metrics))
-                return
+            var reader = StoredBodyReader(file: file, length: length)
+            let first = reader.next()
+            if case .chunk(let data) = first { handle(.bodyPart(ByteBuffer(bytes: data))) }
+            if case .chunk = first, !reader.isDone {
+                let attached = pump.withLock { pump -> Bool in
+                    guard pump.deliver != nil else { return false }
+                    pump.reader = reader
+                    pump.metrics = metrics
+                    pump.started = true
+                    return true
+                }
+                if attached {
+                    schedulePump()
+                    return
+                }
             }
-            let attached = pump.withLock { pump -> Bool in
-                guard pump.deliver != nil else { return false }
-                pump.file = file
-                pump.metrics = metrics
-                pump.sent = Int64(first.count)
-                pump.started = true
-                return true
+            // No delivery attached (or nothing more to read): read it here, at once.
+            var step = first
+            while case .chunk = step, !reader.isDone {
+                step = reader.next()
+                if case .chunk(let data) = step { handle(.bodyPart(ByteBuffer(bytes: data))) }
             }
-            if attached {
-                schedulePump()
-                return
-            }
-            // No delivery attached: read it here, at once.
-            defer { try? file.close() }
-            var sent = Int64(first.count)
-            while let data = try? file.read(upToCount: Self.chunkSize), !data.isEmpty {
-                handle(.bodyPart(ByteBuffer(bytes: data)))
-                sent += Int64(data.count)
-            }
+            reader.close()
+            detach()
             metrics.responseEnd = Date()
-            metrics.responseBodyBytesReceived = sent
-            handle(.finished(metrics))
+            metrics.responseBodyBytesReceived = reader.sent
+            if case .failed(let error) = step {
+                handle(.failed(error, metrics))
+            } else {
+                handle(.finished(metrics))
+            }
         }
     }
 
@@ -182,9 +181,8 @@ final class CachedExchange: Sendable {
         /// Queues an event for the task with its backpressure; nil once the exchange is done
         /// (it holds the task: dropping it breaks the cycle).
         var deliver: (@Sendable (EngineEvent) -> Void)?
-        var file: FileHandle?
+        var reader: StoredBodyReader?
         var metrics = EngineMetrics()
-        var sent: Int64 = 0
         var started = false
         var running = false
         var readingPaused = false
@@ -239,12 +237,13 @@ final class CachedExchange: Sendable {
         }
         while true {
             let step = pump.withLock { pump -> Step in
-                guard let deliver = pump.deliver, let file = pump.file else {
+                guard let deliver = pump.deliver, var reader = pump.reader else {
                     pump.running = false
                     return .stop
                 }
                 if pump.cancelled {
-                    try? file.close()
+                    reader.close()
+                    pump.reader = nil
                     pump.deliver = nil
                     pump.running = false
                     return .send(.failed(.cancelled, pump.metrics), deliver, last: true)
@@ -253,15 +252,20 @@ final class CachedExchange: Sendable {
                     pump.running = false
                     return .stop
                 }
-                if let data = try? file.read(upToCount: Self.chunkSize), !data.isEmpty {
-                    pump.sent += Int64(data.count)
+                let next = reader.isDone ? .end : reader.next()
+                pump.reader = reader
+                if case .chunk(let data) = next {
                     return .send(.bodyPart(ByteBuffer(bytes: data)), deliver, last: false)
                 }
-                try? file.close()
+                reader.close()
+                pump.reader = nil
                 pump.deliver = nil
                 pump.running = false
                 pump.metrics.responseEnd = Date()
-                pump.metrics.responseBodyBytesReceived = pump.sent
+                pump.metrics.responseBodyBytesReceived = reader.sent
+                if case .failed(let error) = next {
+                    return .send(.failed(error, pump.metrics), deliver, last: true)
+                }
                 return .send(.finished(pump.metrics), deliver, last: true)
             }
             guard case .send(let event, let deliver, let last) = step else { return }
@@ -356,6 +360,6 @@ final class CachedExchange: Sendable {
 extension CachedExchange.Stored {
     /// Closes the body file, if the body is one.
     func close() {
-        if case .file(let handle) = body { try? handle.close() }
+        if case .file(let handle, _) = body { try? handle.close() }
     }
 }
