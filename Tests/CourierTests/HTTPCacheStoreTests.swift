@@ -125,6 +125,30 @@ struct HTTPCacheStoreTests {
         var entry: CacheEntry
     }
 
+    /// A body that pushes out many small ones (more than the few found by a scan each: the rest
+    /// come from one ordering by last use) still evicts least recently used first: the entries
+    /// read since they were stored stay, the others go, and the usage fits.
+    @Test func aLargeInsertEvictsManyInLeastRecentlyUsedOrder() {
+        let capacity = 100_000
+        let cache = HTTPCache(memoryCapacity: capacity, diskCapacity: 0, directory: nil)
+        let cost = MemoryCacheStore.cost(Self.entry("http://h/100"), bodyCount: 100)
+        let count = capacity * 9 / 10 / cost  // fits: nothing evicted while filling
+        for index in 0..<count { Self.store(cache, Self.entry("http://h/\(index)"), body: Self.bytes(100)) }
+        let kept = [3, 17, 30]
+        for index in kept { #expect(cache.stored(key: "http://h/\(index)", requestHeaders: [:]) != nil) }
+        // The largest body the memory store takes (a tenth of it): room for it means many victims.
+        Self.store(cache, Self.entry("http://h/large"), body: Self.bytes(capacity / 10))
+        #expect(cache.currentMemoryUsage <= capacity)
+        #expect(Self.body(of: cache.stored(key: "http://h/large", requestHeaders: [:])) == Self.bytes(capacity / 10))
+        let remaining = (0..<count).filter { cache.stored(key: "http://h/\($0)", requestHeaders: [:]) != nil }
+        #expect(count - remaining.count > 8, "evicted \(count - remaining.count) of \(count)")
+        for index in kept { #expect(remaining.contains(index), "\(index) was read last and evicted") }
+        // Those evicted are the oldest: every survivor not read again is newer than every victim.
+        let victims = Set(0..<count).subtracting(remaining)
+        let unread = remaining.filter { !kept.contains($0) }
+        #expect(unread.allSatisfy { survivor in victims.allSatisfy { $0 < survivor } }, "survivors \(remaining)")
+    }
+
     @Test func evictionKeepsUsageWithinCapacity() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -86,8 +86,19 @@ struct MemoryCacheStore {
         usage = 0
     }
 
+    /// Removes the least recently used items until the usage fits the capacity. The first few
+    /// victims are found by a scan each (an insert usually makes room for itself with one);
+    /// past that the rest are taken from one sort: a scan per victim was quadratic in the
+    /// number of entries (a large body inserted among 100,000 small ones scanned them all for
+    /// each one it pushed out, under the cache's lock).
     private mutating func evict() {
+        var scans = 0
         while usage > capacity {
+            guard scans < 8 else {
+                evictBySortedUse()
+                return
+            }
+            scans += 1
             var oldest: (key: String, index: Int, lastUse: UInt64)?
             for (key, variants) in items {
                 for (index, item) in variants.enumerated() {
@@ -95,9 +106,31 @@ struct MemoryCacheStore {
                     oldest = (key, index, item.lastUse)
                 }
             }
-            guard let oldest, var variants = items[oldest.key] else { return }
-            usage -= variants.remove(at: oldest.index).cost
-            items[oldest.key] = variants.isEmpty ? nil : variants
+            guard let oldest else { return }
+            remove(key: oldest.key, at: oldest.index)
         }
+    }
+
+    /// ``evict()``'s rest: every item ordered by last use once, removed oldest first until the
+    /// usage fits.
+    private mutating func evictBySortedUse() {
+        var order: [(lastUse: UInt64, key: String)] = []
+        order.reserveCapacity(items.values.reduce(0) { $0 + $1.count })
+        for (key, variants) in items {
+            for item in variants { order.append((item.lastUse, key)) }
+        }
+        order.sort { $0.lastUse < $1.lastUse }
+        for victim in order {
+            guard usage > capacity else { return }
+            guard let index = items[victim.key]?.firstIndex(where: { $0.lastUse == victim.lastUse }) else { continue }
+            remove(key: victim.key, at: index)
+        }
+    }
+
+    /// Removes one variant, in place, and its key when it was the last.
+    private mutating func remove(key: String, at index: Int) {
+        guard let removed = items[key]?.remove(at: index) else { return }
+        usage -= removed.cost
+        if items[key]?.isEmpty == true { items[key] = nil }
     }
 }
