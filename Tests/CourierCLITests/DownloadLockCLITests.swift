@@ -11,22 +11,27 @@ struct DownloadLockCLITests {
     func aSecondDownloadToTheSameFileIsRefused() async throws {
         try await TestServer.withRunning { server in
             let directory = try CourierProcess.temporaryDirectory()
-            let file = directory.appendingPathComponent("dripped.txt")
-            let part = directory.appendingPathComponent("dripped.txt.part")
-            let url = server.baseURL.absoluteString + "/drip?duration=3&numbytes=30"
-            async let first = CourierProcess.run(["-d", "-o", file.path, url])
-            // The first run has its FILE.part (hang bound: 60 s).
-            for _ in 0..<3_000 where !FileManager.default.fileExists(atPath: part.path) {
-                try await Task.sleep(for: .milliseconds(20))
+            let file = directory.appendingPathComponent("slow.bin")
+            let part = directory.appendingPathComponent("slow.bin.part")
+            let size = 100_000
+            let url = server.baseURL.absoluteString + "/range/\(size)"
+            // 20 s of transfer: the first is still writing while the second runs.
+            let first = try CourierChild(["-d", "-o", file.path, url + "?duration=20&chunk_size=1000"])
+            let partSize: () -> Int = {
+                ((try? FileManager.default.attributesOfItem(atPath: part.path)[.size]) as? NSNumber)?.intValue ?? 0
             }
-            #expect(FileManager.default.fileExists(atPath: part.path))
+            // The first has written bytes (hang bound: 60 s).
+            let clock = ContinuousClock()
+            let end = clock.now + .seconds(60)
+            while partSize() == 0 && clock.now < end { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(partSize() > 0)
             let second = try await CourierProcess.run(["-d", "-o", file.path, url])
             #expect(second.status == 2, "\(second)")
             #expect(second.errors.contains("another courier is writing \(part.path)"), "\(second)")
-            let done = try await first
-            #expect(done.status == 0, "\(done)")
-            #expect(try Data(contentsOf: file) == Data(repeating: UInt8(ascii: "*"), count: 30), "\(done)")
-            #expect(DownloadCLITests.contents(directory) == ["dripped.txt"], "\(done)")
+            let ended = await first.waitForExit(bound: 120)
+            #expect(ended.status == 0, "\(first.errorOutput)")
+            #expect(try Data(contentsOf: file) == DownloadCLITests.alphabet(size), "\(first.errorOutput)")
+            #expect(DownloadCLITests.contents(directory) == ["slow.bin"])
         }
     }
 }
