@@ -5,9 +5,10 @@ import Foundation
 ///
 /// A URL's last path component comes percent-decoded (`..%2F..%2Fx` is `../../x`), and a
 /// server's `Content-Disposition` says what it likes, so a name is cut to what follows its last
-/// `/`, control characters become `_` (a name is printed to the terminal: `Saved to …`), and it
-/// is cut to ``maximumLength`` UTF-8 bytes. A name the server chose loses its leading dots, as
-/// HTTPie's does (`.bashrc` is saved as `bashrc`): a server can't plant a dotfile.
+/// `/`, control and invisible format characters become `_` (a name is printed to the terminal:
+/// `Saved to …`; a bidirectional override can disguise it), and it is cut to ``maximumLength``
+/// UTF-8 bytes. A name the server chose loses its leading dots, as HTTPie's does (`.bashrc` is
+/// saved as `bashrc`): a server can't plant a dotfile.
 enum DownloadFileName {
     /// The longest name kept, in UTF-8 bytes: room for `-N` under the 255 bytes a file name has.
     static let maximumLength = 200
@@ -34,12 +35,19 @@ enum DownloadFileName {
         var cleaned = ""
         var length = 0
         for character in name {
-            let safe: Character = character.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) } ? "_" : character
+            let safe: Character = character.unicodeScalars.contains(where: isHidden) ? "_" : character
             length += safe.utf8.count
             guard length <= maximumLength else { break }
             cleaned.append(safe)
         }
         guard !cleaned.isEmpty, cleaned != ".", cleaned != ".." else { return nil }
         return cleaned
+    }
+
+    /// A control character (C0, DEL, C1) or an invisible format character (bidirectional
+    /// overrides and isolates, zero-width characters: `invoice<U+202E>fdp.exe` shows as
+    /// `invoiceexe.pdf`).
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar.properties.generalCategory == .format
     }
 }

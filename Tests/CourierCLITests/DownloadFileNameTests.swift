@@ -50,6 +50,11 @@ struct DownloadFileNameTests {
         #expect(DownloadFileName.name(disposition: "attachment; filename=\"../.bashrc\"", lastPathComponent: "x") == "bashrc")
         #expect(DownloadFileName.name(disposition: "attachment; filename=\"...\"", lastPathComponent: "x") == "x")
         #expect(DownloadFileName.name(disposition: "attachment; filename=report.pdf; size=3", lastPathComponent: "x") == "report.pdf")
+        // Bidirectional overrides and other invisible format characters can disguise a name
+        // ("invoice<RLO>fdp.exe" shows as "invoiceexe.pdf").
+        #expect(DownloadFileName.name(disposition: "attachment; filename=\"invoice\u{202E}fdp.exe\"", lastPathComponent: "x") == "invoice_fdp.exe")
+        #expect(DownloadFileName.name(disposition: nil, lastPathComponent: "a\u{200B}b\u{2066}c") == "a_b_c")
+        #expect(DownloadFileName.name(disposition: nil, lastPathComponent: "café-日本.txt") == "café-日本.txt")
         let long = DownloadFileName.name(disposition: nil, lastPathComponent: String(repeating: "é", count: 500))
         #expect(long.utf8.count <= DownloadFileName.maximumLength && long.count == DownloadFileName.maximumLength / 2)
     }
