@@ -12,15 +12,22 @@ import Testing
 /// error that names it, on both task shapes (it used to go out as `Content-Length: -5`).
 @Suite("a body stream's declared length")
 struct BodyStreamLengthTests {
+    /// A manager answering raw bytes, and a POST to /anything whose body is the stream of
+    /// "payload" (7 bytes) with `contentLength` as its `Content-Length` field.
+    static func streamPost(to server: TestServer, contentLength: String) -> (URLSessionManager, URLRequest) {
+        let manager = URLSessionManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("anything"))
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data("payload".utf8))
+        request.setValue(contentLength, forHTTPHeaderField: "Content-Length")
+        return (manager, request)
+    }
+
     @Test("a negative Content-Length on a body stream fails before the request is sent")
     func aNegativeContentLengthIsRefused() async throws {
         try await TestServer.withRunning { server in
-            let manager = URLSessionManager()
-            manager.responseSerializer = HTTPResponseSerializer()
-            var request = URLRequest(url: server.baseURL.appendingPathComponent("anything"))
-            request.httpMethod = "POST"
-            request.httpBodyStream = InputStream(data: Data("payload".utf8))
-            request.setValue("-5", forHTTPHeaderField: "Content-Length")
+            let (manager, request) = Self.streamPost(to: server, contentLength: "-5")
             // Refused before the stream is read: the same request fails the same way twice.
             for (shape, error) in await failuresOnBothTaskShapes(of: request, on: manager) {
                 guard case .engine(.invalidBody(let reason)) = error as? CourierError else {
@@ -40,12 +47,7 @@ struct BodyStreamLengthTests {
     @Test("other Content-Length values on a body stream", arguments: ["abc", " 7", "99999999999999999999", "+7", "3", "100"])
     func otherContentLengths(_ value: String) async throws {
         try await TestServer.withRunning { server in
-            let manager = URLSessionManager()
-            manager.responseSerializer = HTTPResponseSerializer()
-            var request = URLRequest(url: server.baseURL.appendingPathComponent("anything"))
-            request.httpMethod = "POST"
-            request.httpBodyStream = InputStream(data: Data("payload".utf8))
-            request.setValue(value, forHTTPHeaderField: "Content-Length")
+            let (manager, request) = Self.streamPost(to: server, contentLength: value)
             do {
                 let (data, response) = try await manager.data(for: request)
                 #expect(["abc", " 7", "99999999999999999999", "+7"].contains(value), "\(value) was sent")
