@@ -47,9 +47,6 @@ enum CacheVary {
             .map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
             .joined(separator: ", ")
         guard credentialFields.contains(name.lowercased()) else { return text }
-        return "sha256:" + SHA256.hash(data: Data(text.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return "sha256:" + SHA256.hash(data: Data(text.utf8)).hex
     }
 }

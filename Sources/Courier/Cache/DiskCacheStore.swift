@@ -314,10 +314,7 @@ final class DiskCacheStore: Sendable {
         for name in varied.keys.sorted() {
             text += "\u{0}\(name)\u{1}" + ((varied[name] ?? nil).map { "=" + $0 } ?? "")
         }
-        return SHA256.hash(data: Data(text.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return SHA256.hash(data: Data(text.utf8)).hex
     }
 
     /// A body ID is a lowercase UUID: nothing read from a metadata file can name a path elsewhere.
