@@ -49,6 +49,21 @@ final class VisibilityRecorder: Sendable {
         return manager
     }
 
+    /// A manager on `NotificationCenter.default` counting only `server`'s tasks (other suites run
+    /// beside this one), a session, and two of its tasks (not resumed) the server never answers.
+    func managerAndTwoUnansweredTasks(
+        on server: TestServer
+    ) -> (NetworkActivityIndicatorManager, URLSessionManager, DataTask, DataTask) {
+        let manager = makeManager(center: .default)
+        let port = server.port
+        manager.taskFilter = { $0.originalRequest?.url?.port == port }
+        let session = URLSessionManager()
+        session.responseSerializer = HTTPResponseSerializer()
+        let first = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=1")))
+        let second = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=2")))
+        return (manager, session, first, second)
+    }
+
     @Test func defaultsAreAFNs() {
         let manager = NetworkActivityIndicatorManager(notificationCenter: NotificationCenter())
         #expect(!manager.isEnabled)
@@ -93,13 +108,7 @@ final class VisibilityRecorder: Sendable {
     /// completion delay keeps the indicator on without a second "on".
     @Test func overlappingRequestsAreCoalesced() async throws {
         try await TestServer.withRunning { server in
-            let manager = makeManager(center: .default)
-            let port = server.port
-            manager.taskFilter = { $0.originalRequest?.url?.port == port }  // other suites run beside this one
-            let session = URLSessionManager()
-            session.responseSerializer = HTTPResponseSerializer()
-            let first = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=1")))
-            let second = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=2")))
+            let (manager, session, first, second) = managerAndTwoUnansweredTasks(on: server)
             first.resume()
             second.resume()
             try await eventually { manager.activityCount == 2 }
@@ -129,13 +138,7 @@ final class VisibilityRecorder: Sendable {
     /// task counts once while it runs, whatever it posts and whatever the filter says later.
     @Test func aTaskCancelledWhileSuspendedLeavesTheOthersCounted() async throws {
         try await TestServer.withRunning { server in
-            let manager = makeManager(center: .default)
-            let port = server.port
-            manager.taskFilter = { $0.originalRequest?.url?.port == port }  // other suites run beside this one
-            let session = URLSessionManager()
-            session.responseSerializer = HTTPResponseSerializer()
-            let running = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=1")))
-            let suspended = session.dataTask(with: URLRequest(url: server.sessionURL("/fault/no-response?i=2")))
+            let (manager, _, running, suspended) = managerAndTwoUnansweredTasks(on: server)
             let completions = Mutex(0)
             let observer = NotificationCenter.default.addObserver(forName: .courierTaskDidComplete, object: suspended, queue: nil) { _ in
                 completions.withLock { $0 += 1 }
