@@ -27,11 +27,14 @@ enum DownloadFileName {
     }
 
     /// `text` as one file name, or nil when nothing usable is left (empty, `.` or `..`).
+    /// The '/' cut and the dots dropped are Unicode scalars: a combining mark after one makes
+    /// a Character that is no "/" or "." but still writes that byte.
     static func plain(_ text: String, droppingLeadingDots: Bool) -> String? {
-        var name = Substring(text)
-        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
-        name = name.drop { $0 == " " }
-        if droppingLeadingDots { name = name.drop { $0 == "." || $0 == " " } }
+        var scalars = Substring(text).unicodeScalars
+        if let slash = scalars.lastIndex(of: "/") { scalars = scalars[scalars.index(after: slash)...] }
+        scalars = scalars.drop { $0 == " " }
+        if droppingLeadingDots { scalars = scalars.drop { $0 == "." || $0 == " " } }
+        let name = String(String.UnicodeScalarView(scalars))
         var cleaned = ""
         var length = 0
         for character in name {

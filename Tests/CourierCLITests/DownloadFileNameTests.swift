@@ -58,4 +58,19 @@ struct DownloadFileNameTests {
         let long = DownloadFileName.name(disposition: nil, lastPathComponent: String(repeating: "é", count: 500))
         #expect(long.utf8.count <= DownloadFileName.maximumLength && long.count == DownloadFileName.maximumLength / 2)
     }
+
+    @Test("a '/' or '.' joined to a combining mark (one Character with it) is still cut or dropped")
+    func aSlashOrDotWithACombiningMarkIsStillCut() {
+        // "/\u{301}" is one Character, not "/": the file went to ../\u{301}escaped, one folder up.
+        #expect(DownloadFileName.name(disposition: nil, lastPathComponent: "../\u{301}escaped") == "\u{301}escaped")
+        #expect(DownloadFileName.name(disposition: "attachment; filename=\"a/\u{301}b\"", lastPathComponent: "x") == "\u{301}b")
+        // ".\u{301}envrc" starts with a '.' byte: a hidden file the server chose.
+        #expect(DownloadFileName.name(disposition: "attachment; filename=\".\u{301}envrc\"", lastPathComponent: "x") == "\u{301}envrc")
+        for name in [
+            DownloadFileName.name(disposition: nil, lastPathComponent: "../\u{301}escaped"),
+            DownloadFileName.name(disposition: "attachment; filename=\"..\u{301}/\u{302}x\"", lastPathComponent: "x"),
+        ] {
+            #expect(!name.utf8.contains(UInt8(ascii: "/")), "\(name.debugDescription)")
+        }
+    }
 }
