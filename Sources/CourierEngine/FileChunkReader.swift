@@ -33,43 +33,24 @@ final class FileChunkReader: Sendable {
     /// The file's size when it was opened.
     var size: Int64 { identity.size }
 
-    /// Opens `path`: the descriptor is what the body is read from. A path that names anything
-    /// but a regular file is refused before it is opened (opening acts on some: a FIFO's
-    /// blocked writer is released, a device may do something). The open itself is
-    /// non-blocking and never takes a controlling terminal, and the descriptor is checked again,
-    /// so what is checked is what is read even if the path changes in between.
+    /// Opens `path` (``RegularFile/open(_:)``): the descriptor is what the body is read from,
+    /// and what was checked; anything but a regular file is refused without being opened.
     init(path: String) throws(EngineError) {
-        // `open` would take the path cut at its first NUL: another file.
-        guard !path.utf8.contains(0) else {
-            throw .invalidBody("the file path \(path.debugDescription) contains a NUL byte")
-        }
-        if FileStatus(path: path) == .notRegular {
-            throw .invalidBody("\(path) is not a regular file")
-        }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else {
-            throw .invalidBody("cannot read file \(path): \(String(cString: strerror(errno)))")
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw .invalidBody("cannot read file \(path): \(reason)")
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw .invalidBody("\(path) is not a regular file")
+        let opened: RegularFile.Opened
+        do {
+            opened = try RegularFile.open(path)
+        } catch {
+            switch error {
+            case .nulInPath: throw .invalidBody("the file path \(path.debugDescription) contains a NUL byte")
+            case .notRegular: throw .invalidBody("\(path) is not a regular file")
+            case .unavailable(let code): throw .invalidBody("cannot read file \(path): \(String(cString: strerror(code)))")
+            }
         }
         self.path = path
-        self.descriptor = fd
-        #if canImport(Darwin)
-        let changed = info.st_ctimespec
-        #else
-        let changed = info.st_ctim
-        #endif
+        self.descriptor = opened.descriptor
         self.identity = Identity(
-            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), changeSeconds: Int64(changed.tv_sec),
-            changeNanoseconds: Int64(changed.tv_nsec), size: Int64(info.st_size))
+            device: opened.device, inode: opened.inode, changeSeconds: opened.changeSeconds,
+            changeNanoseconds: opened.changeNanoseconds, size: opened.size)
     }
 
     /// Opens `path` to send the file checked as `expected` when its request was made; a path

@@ -5,9 +5,10 @@ import NIOCore
 /// How a multipart form reads its file parts: their size when appended, their bytes when the
 /// body is produced.
 ///
-/// Every open goes through ``open(_:)``: only of a path that names a regular file, without
-/// blocking, and checked again through the descriptor it returns. A path is only a name: between `appendPart` and the send (or between two sends
-/// of the same form) it can come to name a FIFO, a device or a directory. Opened plainly, a
+/// Every open goes through ``open(_:)`` (``RegularFile``: only of a path that names a regular
+/// file, without blocking, checked again through the descriptor). A path is only a name:
+/// between `appendPart` and the send (or between two sends of the same form) it can come to
+/// name a FIFO, a device or a directory. Opened plainly, a
 /// FIFO holds the opening thread until some writer comes, and that writer chooses the bytes
 /// sent. So the file read is the one checked, and anything but a regular file is refused with
 /// ``CourierError/RequestSerializationReason/notARegularFile(path:)``.
@@ -22,35 +23,27 @@ enum MultipartFileReader {
         return size
     }
 
-    /// `path` opened for reading, and the file's size, if it names a regular file now.
+    /// `path` opened for reading (``RegularFile/open(_:)``), and the file's size, if it names a
+    /// regular file now.
     static func open(_ path: String) throws -> (FileHandle, size: Int64) {
-        // `open` would take the path cut at its first NUL: another file.
-        guard !path.utf8.contains(0) else {
-            throw CourierError.requestSerializationFailed(.fileNotFound(path: path))
-        }
-        // What the path names, learnt without opening it (an open acts on some: a FIFO's blocked
-        // writer is released, a device may do something). The descriptor is checked again below.
-        if FileStatus(path: path) == .notRegular {
-            throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
-        }
-        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard descriptor >= 0 else {
-            let reason = errno
-            if reason == ENOENT || reason == ENOTDIR || reason == ELOOP || reason == ENAMETOOLONG {
+        do {
+            let opened = try RegularFile.open(path)
+            return (FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true), opened.size)
+        } catch {
+            switch error {
+            case .nulInPath:
                 throw CourierError.requestSerializationFailed(.fileNotFound(path: path))
+            case .notRegular:
+                throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
+            case .unavailable(let code):
+                switch code {
+                case ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG: throw CourierError.requestSerializationFailed(.fileNotFound(path: path))
+                // A directory opens read-only on Linux; EISDIR comes from other systems.
+                case EISDIR: throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
+                default: throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
+                }
             }
-            // A directory opens read-only on Linux; EISDIR comes from other systems.
-            if reason == EISDIR { throw CourierError.requestSerializationFailed(.notARegularFile(path: path)) }
-            throw CourierError.requestSerializationFailed(.fileNotReadable(path: path))
         }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
-            throw CourierError.requestSerializationFailed(.notARegularFile(path: path))
-        }
-        // Regular files ignore O_NONBLOCK; cleared anyway so reads are plainly blocking ones.
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
-        return (FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), Int64(info.st_size))
     }
 
     /// Reads `length` bytes of a file in chunks; a file that shrank fails.
