@@ -1,3 +1,4 @@
+import CourierEngine
 import Dispatch
 public import Foundation
 import Synchronization
@@ -118,9 +119,12 @@ public final class MemoryPressureMonitor: Sendable {
     }
 
     /// The text of the regular file at `path` (its first 64 KiB); nil for anything else. The
-    /// path is the caller's: a FIFO is opened without waiting for a writer and not read.
+    /// path is the caller's: what it names is learnt before it is opened (``FileStatus``;
+    /// opening a FIFO releases a writer blocked on it, a device's open may act), and checked
+    /// again on the descriptor (opened without waiting) in case it was swapped in between.
     private static func read(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard case .regular = FileStatus(path: path) else { return nil }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
