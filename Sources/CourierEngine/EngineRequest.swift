@@ -109,8 +109,8 @@ public struct RequestBody: Sendable {
         }
     }
 
-    /// The byte count when known before sending (nil for a stream of unknown length or an
-    /// unreadable file).
+    /// The byte count when known before sending (nil for a stream of unknown length, an
+    /// unreadable file or a negative offset).
     public var expectedLength: Int64? { knownLength }
 
     /// The byte count when known before sending.
@@ -119,9 +119,10 @@ public struct RequestBody: Sendable {
         case .bytes(let buffer): return Int64(buffer.readableBytes)
         case .file(let path, let offset, let length):
             if let length { return length }
-            // Through a symbolic link: the file's size, not the link's (see FileStatus).
-            guard case .regular(let size) = FileStatus(path: path) else { return nil }
-            return max(0, size - offset)
+            // Through a symbolic link: the file's size, not the link's (see FileStatus). A
+            // negative offset has no length (the engine refuses it); one past the end leaves 0.
+            guard offset >= 0, case .regular(let size) = FileStatus(path: path) else { return nil }
+            return offset >= size ? 0 : size - offset
         case .stream(let length, _): return length
         }
     }

@@ -102,4 +102,29 @@ struct FileBodyPathTests {
             #expect(server.requestsReceived(forPath: "/upload") == 1)
         }
     }
+
+    /// `RequestBody.expectedLength` is public and read before the engine checks a request (the
+    /// session reads it for its progress totals): for a file body with no length it is the file's
+    /// size minus the offset, and a hostile offset must not trap there (`size - Int64.min`
+    /// overflows) nor report more than the file holds. Such a request then fails in the engine.
+    @Test func aHostileOffsetGivesNoExpectedLengthAndNoTrap() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-offset-\(UUID()).bin").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 1024)))
+        defer { unlink(path) }
+        #expect(RequestBody.file(path: path, offset: Int64.min).expectedLength == nil)
+        #expect(RequestBody.file(path: path, offset: -1).expectedLength == nil)
+        #expect(RequestBody.file(path: path, offset: Int64.max).expectedLength == 0)
+        #expect(RequestBody.file(path: path, offset: 24).expectedLength == 1000)
+        try await withEngine { engine, server in
+            let refused = EventRecorder()
+            engine.execute(EngineRequest(method: "PUT", url: server.url("/upload"), body: .file(path: path, offset: Int64.min))) {
+                refused.record($0)
+            }
+            await refused.waitForEnd()
+            guard case .invalidBody? = refused.failure else {
+                Issue.record("ended with \(String(describing: refused.failure)), not invalidBody")
+                return
+            }
+        }
+    }
 }
