@@ -50,9 +50,17 @@ final class PartialFileLock {
     }
 
     /// Releases the lock; the file is first removed when this lock created it and it is still
-    /// empty (an error status, a failed connection: nothing was written).
+    /// empty (an error status, a failed connection: nothing was written), and only while the
+    /// path still names it: a failed download removes its empty file, and another courier may
+    /// have created and locked a new one there since.
     func release() {
-        if created, case .regular(size: 0) = FileStatus(path: path) { unlink(path) }
+        var held = stat()
+        var named = stat()
+        if created, fstat(descriptor, &held) == 0, held.st_size == 0, stat(path, &named) == 0,
+            named.st_dev == held.st_dev, named.st_ino == held.st_ino
+        {
+            unlink(path)
+        }
         close(descriptor)
     }
 }
