@@ -181,6 +181,19 @@ struct HTTPCacheRuleTests {
         #expect(shared.isEmpty && CacheVary.matches(shared, requestHeaders: [:]))
     }
 
+    /// `public` beside `private` (conflicting directives: the more restrictive one holds, RFC
+    /// 9111 §4.2.1) does not share a response to one user's credentials with another: stored
+    /// (`public` makes a response to Authorization storable), it stays that user's.
+    @Test func aResponseBothPublicAndPrivateIsNotShared() {
+        let alice: HTTPHeaders = ["Authorization": "Bearer alice"]
+        for control in ["public, private, max-age=60", "private=\"set-cookie\", public, max-age=60", "PRIVATE, Public"] {
+            let key = CacheVary.secondaryKey(responseHeaders: ["Cache-Control": control], requestHeaders: alice)
+            #expect(CacheVary.matches(key, requestHeaders: alice), "\(control)")
+            #expect(!CacheVary.matches(key, requestHeaders: ["Authorization": "Bearer bob"]), "\(control)")
+            #expect(!CacheVary.matches(key, requestHeaders: [:]), "\(control)")
+        }
+    }
+
     // MARK: Validation
 
     @Test func conditionalHeadersFromValidators() {

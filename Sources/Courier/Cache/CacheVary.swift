@@ -13,8 +13,8 @@ enum CacheVary {
     }
 
     /// The secondary key to store with a response: each varied name and the request's
-    /// (normalized) value of it. A response that isn't `public` varies on `Authorization` too
-    /// (absent included), as if the server had said so: it answers the credentials sent, or
+    /// (normalized) value of it. A response that isn't `public` (or is `private` too) varies on
+    /// `Authorization` too (absent included), as if the server had said so: it answers the credentials sent, or
     /// their absence, and one cache may serve several users (RFC 9111 §3.5 lets a response to
     /// credentials be stored, not shared).
     static func secondaryKey(responseHeaders: HTTPHeaders, requestHeaders: HTTPHeaders) -> [String: String?] {
@@ -22,7 +22,9 @@ enum CacheVary {
         for name in fieldNames(in: responseHeaders) where name != "*" {
             key[name] = .some(normalizedValue(name, in: requestHeaders))
         }
-        if !CacheControl(responseHeaders["cache-control"]).isPublic {
+        // `private` beside `public` conflicts; the more restrictive holds (§4.2.1).
+        let control = CacheControl(responseHeaders["cache-control"])
+        if !control.isPublic || control.isPrivate {
             key["authorization"] = .some(normalizedValue("authorization", in: requestHeaders))
         }
         return key

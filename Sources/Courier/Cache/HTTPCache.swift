@@ -10,7 +10,7 @@ import Synchronization
 /// storable GET responses and answer from the cache as `URLRequest.cachePolicy` and the
 /// `Cache-Control` fields allow (fresh responses without a request, stale ones revalidated with
 /// `If-None-Match` / `If-Modified-Since`, `Vary` honoured, unsafe methods invalidating).
-/// A response that isn't `public` is kept for the `Authorization` it answered (none included):
+/// A response that isn't `public` (or is `private` too) is kept for the `Authorization` it answered (none included):
 /// one cache may serve several users' requests. Challenges (401, 407) are not stored.
 ///
 /// The memory store keeps small bodies (up to a tenth of `memoryCapacity` each); the disk
