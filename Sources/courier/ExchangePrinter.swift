@@ -53,8 +53,12 @@ struct ExchangePrinter {
     /// `GET /path?query HTTP/1.1`, `Host`, then the request's headers sorted by name.
     func requestHead(_ request: URLRequest, bodyLength: Int64?) -> String {
         guard let url = request.url else { return "" }
-        var target = url.path.isEmpty ? "/" : url.path
-        if let query = url.query { target += "?" + query }
+        // Percent escapes as sent: `url.path` decodes them, and a redirect's Location (printed
+        // with --all) could put the server's terminal controls or a line break in the line.
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        var target = components?.percentEncodedPath ?? ""
+        if target.isEmpty { target = "/" }
+        if let query = components?.percentEncodedQuery { target += "?" + query }
         var lines = [paint(request.httpMethod ?? "GET", Bold.code) + " " + target + " HTTP/1.1"]
         var headers = request.allHTTPHeaderFields ?? [:]
         if !headers.keys.contains(where: { $0.caseInsensitiveCompare("Host") == .orderedSame }) {

@@ -20,6 +20,22 @@ struct TerminalEscapeCLITests {
         }
     }
 
+    @Test("the printed request line of a redirect hop shows its target as sent, escapes and all")
+    func aRedirectTargetIsPrintedAsSent() async throws {
+        try await TestServer.withRunning { server in
+            // Location: /anything/x%1B%5D0;pwned%07%C2%9B2J%20y (OSC, BEL, CSI, a space), encoded again as a query value.
+            let location = "/anything/x%1B%5D0;pwned%07%C2%9B2J%20y"
+            let query = location.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let run = try await CourierProcess.run(
+                ["--all", "--follow", "-p", "H", server.baseURL.absoluteString + "/redirect-to?url=" + query])
+            #expect(run.status == 0, "\(run)")
+            #expect(!run.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F..<0xA0).contains($0.value) }, "\(run)")
+            #expect(run.output.contains("\nGET \(location) HTTP/1.1\n"), "\(run)")
+        }
+        let offline = try await CourierProcess.run(["--offline", "-p", "H", "http://h/a%0Ab%20c?q=%0A"])
+        #expect(offline.output.hasPrefix("GET /a%0Ab%20c?q=%0A HTTP/1.1\n"), "\(offline)")
+    }
+
     @Test("an HTTP/1.1 header value with a C1 control is printed escaped; a tab stays a tab")
     func http1HeaderC1ControlsAreEscaped() async throws {
         let server = try await HostileServer.start(
