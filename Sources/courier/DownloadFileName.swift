@@ -51,6 +51,6 @@ enum DownloadFileName {
     /// overrides and isolates, zero-width characters: `invoice<U+202E>fdp.exe` shows as
     /// `invoiceexe.pdf`).
     private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar.properties.generalCategory == .format
+        MessageSanitizer.isControl(scalar) || scalar.properties.generalCategory == .format
     }
 }

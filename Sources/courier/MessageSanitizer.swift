@@ -137,21 +137,24 @@ enum MessageSanitizer {
     /// or drive the terminal. With `keepingTabs` a horizontal tab stays as it is (it is allowed
     /// in a header value).
     static func escapingControlCharacters(_ text: String, keepingTabs: Bool = false) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }) else {
-            return text
-        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\r": escaped += "\\r"
             case "\n": escaped += "\\n"
             case "\t": escaped += keepingTabs ? "\t" : "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
+            case _ where isControl(scalar):
                 escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped
+    }
+
+    /// Whether `scalar` is a control character: C0 (U+0000...U+001F), DEL or C1 (U+0080...U+009F).
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
     }
 }
 
