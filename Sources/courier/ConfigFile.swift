@@ -64,20 +64,20 @@ enum ConfigFile {
     /// and the descriptor after (the path may have changed in between).
     /// - Throws: ``RequestBuildError`` naming `what` and the file.
     static func smallFile(_ file: URL, what: String) throws -> Data? {
-        if case .notRegular = FileStatus(path: file.path) {
+        let opened: RegularFile.Opened
+        do {
+            opened = try RegularFile.open(file.path)
+        } catch .unavailable(let code) where code == ENOENT || code == ENOTDIR {
+            return nil  // COURIER_CONFIG_DIR may name a file: no config
+        } catch .unavailable(let code) {
+            throw RequestBuildError(description: "\(what) \(file.path) can't be read: \(String(cString: strerror(code)))")
+        } catch .notRegular {
             throw RequestBuildError(description: "\(what) \(file.path) is not a regular file")
+        } catch {
+            throw RequestBuildError(description: "\(what) \(file.path.debugDescription) can't be read: its path holds a NUL byte")
         }
-        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }  // COURIER_CONFIG_DIR may name a file: no config
-            throw RequestBuildError(description: "\(what) \(file.path) can't be read: \(String(cString: strerror(errno)))")
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw RequestBuildError(description: "\(what) \(file.path) is not a regular file")
-        }
-        guard status.st_size <= maximumFileSize else {
+        let handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
+        guard opened.size <= maximumFileSize else {
             throw RequestBuildError(description: "\(what) \(file.path) is larger than \(maximumFileSize) bytes")
         }
         do {
