@@ -163,6 +163,24 @@ final class VisibilityRecorder: Sendable {
         }
     }
 
+    /// A task's resume notification is posted after its state turns running, outside its lock:
+    /// a cancel on another thread can complete the task and post its completion first. That
+    /// late resume counted a finished task for good (the indicator stayed on and the manager
+    /// held the task). The notifications are posted by hand here in that order.
+    @Test func aResumePostedAfterItsTaskCompletedIsNotCounted() async throws {
+        try await TestServer.withRunning { server in
+            let center = NotificationCenter()
+            let manager = makeManager(center: center)
+            let session = URLSessionManager()
+            let task = session.dataTask(with: URLRequest(url: server.sessionURL("/get")))
+            task.resume()
+            try await eventually { task.state == .completed }
+            center.post(name: .courierTaskDidComplete, object: task)
+            center.post(name: .courierTaskDidResume, object: task)
+            #expect(manager.activityCount == 0, "a completed task counted as running")
+        }
+    }
+
     @Test func suspendCountsAsFinishedAndTasksWithoutAURLAreIgnored() async throws {
         try await TestServer.withRunning { server in
             let center = NotificationCenter()

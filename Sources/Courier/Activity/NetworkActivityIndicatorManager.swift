@@ -13,7 +13,8 @@ import Synchronization
 ///   ``taskFilter``, when set), plus ``incrementActivityCount()`` / ``decrementActivityCount()``.
 ///   Each task counts once while it runs: a second resume adds nothing, and only a task counted
 ///   takes one off (a task cancelled while suspended posts suspend then complete; AFN took two
-///   off, hiding the indicator while other requests ran).
+///   off, hiding the indicator while other requests ran). A resume posted once the task has
+///   completed (a cancel racing the resume) adds nothing.
 /// - ``isEnabled`` is false by default: nothing is shown until an app turns it on. Turning it off
 ///   hides the indicator.
 /// - What "show" means is the block given to ``setNetworkingActivityActionWithBlock(_:)``; it
@@ -149,8 +150,12 @@ public final class NetworkActivityIndicatorManager: Sendable {
         let wakes = state.withLock { state -> [Double] in
             if let task {
                 let id = ObjectIdentifier(task)
+                // A resume posted after the task's completion (resume and cancel on two threads;
+                // the state is completed before the completion posts) would count it for good.
+                // Read under this lock, so a completion posted after the check finds it counted.
                 let changed = delta > 0
-                    ? state.runningTasks.updateValue(task, forKey: id) == nil : state.runningTasks.removeValue(forKey: id) != nil
+                    ? task.state != .completed && state.runningTasks.updateValue(task, forKey: id) == nil
+                    : state.runningTasks.removeValue(forKey: id) != nil
                 guard changed else { return [] }
             }
             let (sum, overflow) = state.activityCount.addingReportingOverflow(delta)
