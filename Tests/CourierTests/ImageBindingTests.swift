@@ -181,4 +181,24 @@ final class DisplayRecorder: Sendable {
             binding.unbind()
         }
     }
+
+    /// A task posts its resume after its state turns running, outside its lock: a cancel on
+    /// another thread can complete it and post the completion first. The late resume then
+    /// showed the finished task as running for good. Posted by hand here in that order.
+    @Test func aResumePostedAfterItsTaskCompletedDoesNotShowItRunning() async throws {
+        try await TestServer.withRunning { server in
+            let center = NotificationCenter()
+            let session = URLSessionManager()
+            let task = session.dataTask(with: URLRequest(url: server.sessionURL("/get")))
+            task.resume()
+            try await eventually { task.state == .completed }
+            let states = Mutex<[Bool]>([])
+            let binding = TaskRunningStateBinding(notificationCenter: center) { running in states.withLock { $0.append(running) } }
+            binding.bind(to: task)
+            center.post(name: .courierTaskDidComplete, object: task)
+            center.post(name: .courierTaskDidResume, object: task)
+            #expect(states.withLock { $0 } == [false, false, false], "a completed task shown as running")
+            binding.unbind()
+        }
+    }
 }

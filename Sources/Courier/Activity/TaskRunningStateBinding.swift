@@ -33,8 +33,13 @@ public final class TaskRunningStateBinding: Sendable {
         unbind()
         guard let task else { return }
         let update = update
+        // A resume is posted after the state turns running, outside the task's lock: a cancel or
+        // suspend on another thread may have ended it and posted first. It shows running only
+        // while the task still is.
         let observe = { (name: Notification.Name, running: Bool) in
-            self.notificationCenter.addObserver(forName: name, object: task, queue: nil) { _ in update(running) }
+            self.notificationCenter.addObserver(forName: name, object: task, queue: nil) { _ in
+                update(running && task.state == .running)
+            }
         }
         let tokens = [
             observe(.courierTaskDidResume, true), observe(.courierTaskDidSuspend, false),
