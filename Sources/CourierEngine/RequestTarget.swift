@@ -1,11 +1,11 @@
-import Foundation
+package import Foundation
 
 /// Where a request goes, read from a URL without re-encoding anything.
 ///
 /// Foundation's `URL` accessors decode percent escapes (`path`) or normalise; a client must send
 /// the path and query exactly as the caller wrote them, so the target is cut out of the URL's
 /// string form instead.
-struct RequestTarget: Sendable, Hashable {
+package struct RequestTarget: Sendable, Hashable {
     enum Scheme: String, Sendable, Hashable {
         case http
         case https
@@ -18,16 +18,17 @@ struct RequestTarget: Sendable, Hashable {
     let host: String
     let port: Int
     /// `path?query`, never empty (at least `/`), fragment removed.
-    let target: String
+    package let target: String
     /// Value for the `Host` header (`host`, `host:port`, `[::1]:port`).
-    let hostHeader: String
+    package let hostHeader: String
 
     /// Whether `host` is an IPv4 or IPv6 literal (no SNI, no DNS).
     var hostIsIPAddress: Bool {
         host.contains(":") || host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
     }
 
-    init(url: URL) throws(EngineError) {
+    /// The target of `url`, or ``EngineError/invalidURL(_:)`` / ``EngineError/unsupportedScheme(_:)``.
+    package init(url: URL) throws(EngineError) {
         try self.init(string: url.absoluteString)
     }
 

@@ -1,3 +1,4 @@
+import CourierEngine
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -53,19 +54,15 @@ struct ExchangePrinter {
     /// `GET /path?query HTTP/1.1`, `Host`, then the request's headers sorted by name.
     func requestHead(_ request: URLRequest, bodyLength: Int64?) -> String {
         guard let url = request.url else { return "" }
-        // Percent escapes as sent: `url.path` decodes them, and a redirect's Location (printed
-        // with --all) could put the server's terminal controls or a line break in the line.
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        var target = components?.percentEncodedPath ?? ""
-        if target.isEmpty { target = "/" }
-        if let query = components?.percentEncodedQuery { target += "?" + query }
-        var lines = [paint(request.httpMethod ?? "GET", Bold.code) + " " + target + " HTTP/1.1"]
+        // The target and Host the engine sends (RequestTarget), not rebuilt from Foundation's
+        // accessors: `url.path` decodes escapes (a redirect's Location, printed with --all, could
+        // put the server's terminal controls or a line break in the line), `url.port` keeps a
+        // default port the engine drops, `url.host` decodes the host.
+        let sent = try? RequestTarget(url: url)
+        var lines = [paint(request.httpMethod ?? "GET", Bold.code) + " " + (sent?.target ?? "/") + " HTTP/1.1"]
         var headers = request.allHTTPHeaderFields ?? [:]
-        if !headers.keys.contains(where: { $0.caseInsensitiveCompare("Host") == .orderedSame }) {
-            let port = url.port.map { ":\($0)" } ?? ""
-            // An IPv6 literal goes in brackets, as it is sent (`[::1]:8080`).
-            let host = url.host.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 } ?? ""
-            lines.append(headerLine("Host", host + port))
+        if let sent, !headers.keys.contains(where: { $0.caseInsensitiveCompare("Host") == .orderedSame }) {
+            lines.append(headerLine("Host", sent.hostHeader))
         }
         if let bodyLength, bodyLength > 0,
             !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Length") == .orderedSame })

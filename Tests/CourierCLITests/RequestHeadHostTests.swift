@@ -16,4 +16,19 @@ struct RequestHeadHostTests {
         let offline = try await CourierProcess.run(["--offline", "http://[::1]:8080/get"])
         #expect(offline.output.contains("\nHost: [::1]:8080\n"), "\(offline)")
     }
+
+    /// The printed Host and target are the engine's own (RequestTarget), not rebuilt from
+    /// Foundation's URL accessors: a default port is not sent, so not printed; a zone's `%25`
+    /// and a percent-escaped host name stay as typed, as on the wire.
+    @Test("the printed Host and request target are exactly what the engine sends", arguments: [
+        ("http://h:80/get", "GET /get HTTP/1.1", "Host: h"),
+        ("https://h:443/a%20b?q=%41", "GET /a%20b?q=%41 HTTP/1.1", "Host: h"),
+        ("http://[fe80::1%25lo]:8080/", "GET / HTTP/1.1", "Host: [fe80::1%25lo]:8080"),
+        ("http://ex%61mple.test/", "GET / HTTP/1.1", "Host: ex%61mple.test"),
+    ])
+    func printedAsSent(url: String, requestLine: String, host: String) async throws {
+        let offline = try await CourierProcess.run(["--offline", url])
+        #expect(offline.output.hasPrefix(requestLine + "\n"), "\(offline)")
+        #expect(offline.output.contains("\n" + host + "\n"), "\(offline)")
+    }
 }
