@@ -12,7 +12,7 @@ package enum HeaderValidation {
             for byte in name.utf8 where !isTokenByte(byte) {
                 throw .invalidHeader(name: name, reason: "the name contains a character that is not allowed in a header name")
             }
-            for byte in value.utf8 where byte == 0x0D || byte == 0x0A || byte == 0x00 {
+            guard isFieldValue(value) else {
                 throw .invalidHeader(name: name, reason: "the value contains CR, LF or NUL")
             }
         }
@@ -40,5 +40,10 @@ extension HeaderValidation {
     /// Whether `text` is a non-empty RFC 9110 token (a method or a header name).
     package static func isToken(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Whether `text` can be a header value (or a reason phrase) on the wire: no CR, LF or NUL.
+    package static func isFieldValue(_ text: String) -> Bool {
+        !text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 }

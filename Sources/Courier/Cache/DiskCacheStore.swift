@@ -367,9 +367,8 @@ final class DiskCacheStore: Sendable {
     /// refuse (every revalidation of the URL failing while the entry stays), and the head is
     /// handed to the caller as received.
     private static func isSendable(_ entry: CacheEntry) -> Bool {
-        func isFieldText(_ text: String) -> Bool { !text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
-        return isFieldText(entry.reason)
-            && entry.headerFields.allSatisfy { $0.count == 2 && HeaderValidation.isToken($0[0]) && isFieldText($0[1]) }
+        HeaderValidation.isFieldValue(entry.reason)
+            && entry.headerFields.allSatisfy { $0.count == 2 && HeaderValidation.isToken($0[0]) && HeaderValidation.isFieldValue($0[1]) }
     }
 
     /// A handle on the body file at `url` when it is still a regular file of `length` bytes.
