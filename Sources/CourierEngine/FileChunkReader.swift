@@ -15,16 +15,8 @@ final class FileChunkReader: Sendable {
     /// hop and the batch it feeds are paid once per MiB, small enough to bound memory.
     static let sliceSize = 1 << 20
 
-    /// Which file a path named when it was opened, and its size then. The change time is part
-    /// of it: a file system reuses a freed inode number at once (tmpfs does), so a file made
-    /// in a deleted one's place can have its device and inode.
-    struct Identity: Sendable, Equatable {
-        let device: UInt64
-        let inode: UInt64
-        let changeSeconds: Int64
-        let changeNanoseconds: Int64
-        let size: Int64
-    }
+    /// Which file a path named when it was opened, and its size then (``RegularFile/Identity``).
+    typealias Identity = RegularFile.Identity
 
     let path: String
     private let descriptor: Int32
@@ -48,9 +40,7 @@ final class FileChunkReader: Sendable {
         }
         self.path = path
         self.descriptor = opened.descriptor
-        self.identity = Identity(
-            device: opened.device, inode: opened.inode, changeSeconds: opened.changeSeconds,
-            changeNanoseconds: opened.changeNanoseconds, size: opened.size)
+        self.identity = opened.identity
     }
 
     /// Opens `path` to send the file checked as `expected` when its request was made; a path

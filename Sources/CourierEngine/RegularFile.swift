@@ -24,16 +24,23 @@ package enum RegularFile {
         case unavailable(errno: Int32)
     }
 
-    /// A regular file opened for reading: its descriptor (the caller closes it) and what
-    /// `fstat` said of it through that descriptor.
-    package struct Opened: Sendable {
-        package let descriptor: Int32
-        package let size: Int64
+    /// Which file a path named when it was opened, and its size then. The change time is part
+    /// of it: a file system reuses a freed inode number at once (tmpfs does), so a file made
+    /// in a deleted one's place can have its device and inode.
+    package struct Identity: Sendable, Equatable {
         package let device: UInt64
         package let inode: UInt64
-        /// The last status change (`st_ctim`), seconds and nanoseconds.
         package let changeSeconds: Int64
         package let changeNanoseconds: Int64
+        package let size: Int64
+    }
+
+    /// A regular file opened for reading: its descriptor (the caller closes it) and which file
+    /// `fstat` said it is, through that descriptor.
+    package struct Opened: Sendable {
+        package let descriptor: Int32
+        package let identity: Identity
+        package var size: Int64 { identity.size }
     }
 
     /// The regular file `path` names now, opened for reading.
@@ -59,9 +66,10 @@ package enum RegularFile {
         #else
         let changed = status.st_ctim
         #endif
-        return Opened(
-            descriptor: descriptor, size: Int64(status.st_size), device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
-            changeSeconds: Int64(changed.tv_sec), changeNanoseconds: Int64(changed.tv_nsec))
+        let identity = Identity(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), changeSeconds: Int64(changed.tv_sec),
+            changeNanoseconds: Int64(changed.tv_nsec), size: Int64(status.st_size))
+        return Opened(descriptor: descriptor, identity: identity)
     }
 }
 
