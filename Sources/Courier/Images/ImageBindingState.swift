@@ -22,7 +22,8 @@ struct ImageBindingState<Receipt> {
 
     private(set) var active: Active?
 
-    /// A new request for the view: `urlIdentifier` is its URL's absolute string (nil: no URL).
+    /// A new request for the view: `urlIdentifier` is its ``ImageDownloader/mergeKey(of:)`` (the
+    /// URL's absolute string, plus a credential suffix; nil: no fetchable URL).
     mutating func request(urlIdentifier: String?) -> Start {
         guard let urlIdentifier else {
             let previous = active?.receipt

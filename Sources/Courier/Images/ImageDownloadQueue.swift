@@ -1,7 +1,9 @@
 import Foundation
 
 /// AFImageDownloader's bookkeeping as a value: merged tasks keyed by URL, the wait queue, the
-/// active set and the limit. ``ImageDownloader`` feeds it events and performs what it returns
+/// active set and the limit. A `urlIdentifier` is the downloader's merge key
+/// (``ImageDownloader/mergeKey(of:)``: the URL's absolute string, plus a suffix for a request
+/// carrying credentials). ``ImageDownloader`` feeds it events and performs what it returns
 /// (resume, cancel, call handlers); nothing here does I/O, so tests drive it with plain values.
 ///
 /// `Job` is what a merged task runs (a `DataTask` in the downloader); `Handler` is one

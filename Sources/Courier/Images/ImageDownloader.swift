@@ -11,6 +11,10 @@ import Synchronization
 ///
 /// - Requests for the same URL (its absolute string) while a download is queued or running share
 ///   that one task; each caller gets its own ``ImageDownloadReceipt`` and its own callbacks.
+///   Not AFN: requests carrying `Authorization`, `Cookie` or `Proxy-Authorization` share a task
+///   (and a cached image, see ``ImageRequestCache/imageCacheKey(for:withAdditionalIdentifier:)``)
+///   only with requests carrying the same values, so a downloader shared by several users never
+///   gives one user's image to another.
 /// - Before downloading, the image cache is asked when the request's cache policy is
 ///   `.useProtocolCachePolicy`, `.returnCacheDataElseLoad` or `.returnCacheDataDontLoad` (AFN's
 ///   list). A hit calls `success` with a nil response and returns no receipt.
@@ -154,7 +158,8 @@ public final class ImageDownloader: Sendable {
     /// finished or cancelled is ignored.
     public func cancelTask(for receipt: ImageDownloadReceipt) {
         let url = receipt.task.originalRequest?.url
-        let outcome = state.withLock { $0.cancel(receiptID: receipt.receiptID, urlIdentifier: url?.absoluteString ?? "") }
+        let key = receipt.task.originalRequest.flatMap(Self.mergeKey(of:)) ?? ""
+        let outcome = state.withLock { $0.cancel(receiptID: receipt.receiptID, urlIdentifier: key) }
         outcome.handler?.fail(nil, CourierError.cancelled(url: url))
         outcome.jobToCancel?.cancel()
     }
@@ -201,16 +206,19 @@ public final class ImageDownloader: Sendable {
         }
     }
 
-    /// The URL identifier of a request the downloader can fetch, or nil (no URL, not http(s), no host).
-    static func urlIdentifier(of request: URLRequest) -> String? {
+    /// What identifies the download of a request the downloader can fetch (requests with the same
+    /// key share one task): the URL's absolute string followed by the request's
+    /// ``ImageCredentialScope`` suffix (empty without credentials). Nil when the request can't be
+    /// fetched (no URL, not http(s), no host).
+    static func mergeKey(of request: URLRequest) -> String? {
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty
         else { return nil }
-        return url.absoluteString
+        return url.absoluteString + ImageCredentialScope.keySuffix(for: request)
     }
 
     private func download(_ request: URLRequest, receiptID: UUID, handler: ResponseHandler) -> ImageDownloadReceipt? {
-        guard let urlIdentifier = Self.urlIdentifier(of: request) else {
+        guard let urlIdentifier = Self.mergeKey(of: request) else {
             let text = request.url?.absoluteString ?? "no URL"
             handler.fail(nil, CourierError.requestSerializationFailed(.invalidURL("an image needs an http(s) URL with a host: \(text)")))
             return nil

@@ -8,7 +8,8 @@ import Synchronization
 /// AppKit view, a terminal widget, a server-side thumbnail slot).
 ///
 /// - A request without an http(s) URL shows the placeholder and fails with `.invalidURL`.
-/// - A request for the URL already loading is a no-op; any other cancels the previous download.
+/// - A request for the URL already loading (with the same credential fields, see
+///   ``ImageDownloader``) is a no-op; any other cancels the previous download.
 /// - A hit in the downloader's image cache is applied at once, on the calling thread.
 /// - Otherwise the placeholder (when given) is shown and the image applies when it arrives, only
 ///   if this download is still the active one.
@@ -54,7 +55,7 @@ public final class ImageLoadingBinding: Sendable {
         success: (@Sendable (URLRequest, HTTPURLResponse?, Image) -> Void)?,
         failure: (@Sendable (URLRequest, HTTPURLResponse?, any Error) -> Void)?
     ) {
-        let urlIdentifier = ImageDownloader.urlIdentifier(of: request)
+        let urlIdentifier = ImageDownloader.mergeKey(of: request)
         let start = state.withLock { $0.request(urlIdentifier: urlIdentifier) }
         switch start {
         case .sameURL:
