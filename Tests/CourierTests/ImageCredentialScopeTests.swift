@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@testable import Courier
+
+/// ImageCredentialScope, the pure rule behind the image cache key's credential suffix and the
+/// downloader's merge key, with plain values.
+@Suite struct ImageCredentialScopeTests {
+    @Test func noCredentialsNoSuffix() {
+        #expect(ImageCredentialScope.keySuffix(values: [nil, nil, nil]) == "")
+        #expect(ImageCredentialScope.keySuffix(for: URLRequest(url: URL(string: "http://h/a.png")!)) == "")  // a literal
+    }
+
+    @Test func theSuffixIsTheDigestOfTheFramedValues() {
+        // SHA-256 of "+10:Bearer abc" "-" "-" (present with its UTF-8 length, then two absent fields).
+        #expect(
+            ImageCredentialScope.keySuffix(values: ["Bearer abc", nil, nil])
+                == " credentials-sha256=f6454c67bd089478ca741f41f392113f6dfb01918258e4d64f40ec5ecb738aeb")
+    }
+
+    @Test func differentListsGiveDifferentSuffixes() {
+        let lists: [[String?]] = [
+            ["a", nil, nil], [nil, "a", nil], [nil, nil, "a"], ["", nil, nil], ["x", "", nil], ["", "x", nil],
+            ["1:a", nil, nil], ["+1:a", nil, nil], ["a", "a", nil], ["aa", nil, nil],
+        ]
+        let suffixes = lists.map(ImageCredentialScope.keySuffix(values:))
+        #expect(Set(suffixes).count == lists.count)
+        for suffix in suffixes {
+            #expect(suffix.hasPrefix(ImageCredentialScope.suffixPrefix))
+            #expect(suffix.count == ImageCredentialScope.suffixPrefix.count + 64)
+        }
+    }
+
+    @Test func aRequestsFieldsAreReadCaseInsensitivelyInOrder() throws {
+        var request = URLRequest(url: try #require(URL(string: "http://h/a.png")))
+        request.setValue("s=1", forHTTPHeaderField: "cookie")
+        request.setValue("Basic eA==", forHTTPHeaderField: "PROXY-AUTHORIZATION")
+        request.setValue("image/*", forHTTPHeaderField: "Accept")
+        #expect(ImageCredentialScope.keySuffix(for: request) == ImageCredentialScope.keySuffix(values: [nil, "s=1", "Basic eA=="]))
+    }
+}
