@@ -50,6 +50,8 @@ final class DirectTaskRunner: TaskDriver {
     let environment: TaskEnvironment
     let progress: TaskProgress
     private let state: Mutex<State>
+    /// Posts the task's resumes, suspensions and completion in the order of their transitions.
+    let outbox = TaskNotificationOutbox()
 
     init(task: DataTask, body: RequestBody?, environment: TaskEnvironment) {
         self.task = task
@@ -69,28 +71,31 @@ final class DirectTaskRunner: TaskDriver {
     var hasStarted: Bool { state.withLock { $0.machine.started } }
 
     /// The awaiting Swift task starts the task (``exchange()``); a resume from the handle
-    /// continues it after a suspension.
+    /// continues it after a suspension. Its post is enqueued on the ``outbox`` with the
+    /// transition and posted outside the lock (as a suspension's).
     func resume() {
-        let (action, engineTask) = state.withLock { state in
-            guard state.machine.started else { return (TaskStateMachine.ResumeAction.none, EngineTask?.none) }
+        let (action, engineTask, posts) = state.withLock { state in
+            guard state.machine.started else { return (TaskStateMachine.ResumeAction.none, EngineTask?.none, false) }
             let action = state.machine.resume(hasRequest: true)
             if action != .none { publish(state.machine.lifecycle) }
-            return (action, state.engineTask)
+            let posts = action == .resumeExchange && outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } }
+            return (action, state.engineTask, posts)
         }
         guard action == .resumeExchange else { return }
-        environment.taskDidResume(task)
+        if posts { outbox.drain { environment.taskDidResume(task) } }
         engineTask?.resume()
     }
 
     func suspend() {
-        let (suspended, engineTask) = state.withLock { state in
+        let (suspended, engineTask, posts) = state.withLock { state in
             let suspended = state.machine.suspend()
             if suspended { publish(state.machine.lifecycle) }
-            return (suspended, state.engineTask)
+            let posts = suspended && outbox.enqueue { { [environment, task] in environment.taskDidSuspend(task) } }
+            return (suspended, state.engineTask, posts)
         }
         guard suspended else { return }
         engineTask?.pause()
-        environment.taskDidSuspend(task)
+        if posts { outbox.drain { environment.taskDidSuspend(task) } }
     }
 
     /// Cancels the exchange in flight; between hops, the next one starts cancelled (see
@@ -137,13 +142,13 @@ final class DirectTaskRunner: TaskDriver {
     /// started or its session was invalidated.
     private func start() -> URLRequest? {
         let current = task.snapshot.withLock { $0.currentRequest }
-        let start = state.withLock { state in
+        let (start, posts) = state.withLock { state in
             let action = state.machine.resume(hasRequest: current != nil)
             if action != .none { publish(state.machine.lifecycle) }
-            return action
+            return (action, action == .start && outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } })
         }
+        if posts { outbox.drain { environment.taskDidResume(task) } }
         guard start == .start, let current else { return nil }
-        environment.taskDidResume(task)
         return current
     }
 
@@ -233,7 +238,8 @@ final class DirectTaskRunner: TaskDriver {
         }
         environment.registry.unregister(task)
         environment.taskCompleted(
-            task, response: response, data: data, object: object, error: error, serializer: serializer, assetURL: nil)
+            task, response: response, data: data, object: object, error: error, serializer: serializer, assetURL: nil,
+            outbox: outbox)
     }
 
     // MARK: - Engine events (where they arrive: an event loop)

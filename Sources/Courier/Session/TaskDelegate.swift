@@ -68,6 +68,8 @@ final class TaskDelegate: TaskDriver {
     let environment: TaskEnvironment
     /// The task's one lock: the state machine and what it acts on.
     let run: Mutex<Run>
+    /// Posts the task's resumes, suspensions and completion in the order of their transitions.
+    let outbox = TaskNotificationOutbox()
     /// Where this task's engine events are handled and so where its callbacks run: off the
     /// event loop, in order (see ``TaskCallbackQueue``).
     private let callbacks = TaskCallbackQueue(label: "courier.task-callbacks")
@@ -131,19 +133,22 @@ final class TaskDelegate: TaskDriver {
         snapshot.withLock { $0.state = lifecycle }
     }
 
+    /// The resume is enqueued on the ``outbox`` with the transition and posted outside the
+    /// lock (after any post enqueued before it), before the exchange starts or continues.
     func resume() {
         let current = snapshot.withLock { $0.currentRequest }
-        let (action, engineTask): (TaskStateMachine.ResumeAction, EngineTask?) = run.withLock { run in
+        let (action, engineTask, posts): (TaskStateMachine.ResumeAction, EngineTask?, Bool) = run.withLock { run in
             let action = run.machine.resume(hasRequest: current != nil)
             if action != .none { publish(run.machine.lifecycle) }
-            return (action, run.engineTask)
+            let reported = action == .start || action == .resumeExchange
+            let posts = reported && outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } }
+            return (action, run.engineTask, posts)
         }
+        if posts { outbox.drain { environment.taskDidResume(task) } }
         switch action {
         case .start:
-            environment.taskDidResume(task)
             if let current { startFirstAttempt(current) }  // adapted first when an interceptor applies (InterceptedExchange)
         case .resumeExchange:
-            environment.taskDidResume(task)
             engineTask?.resume()
             run.withLock { $0.cachedExchange }?.setSuspended(false)
         case .failInvalidated:
@@ -153,16 +158,19 @@ final class TaskDelegate: TaskDriver {
         }
     }
 
+    /// The suspension is enqueued on the ``outbox`` with the transition and posted outside the
+    /// lock once the exchange is paused.
     func suspend() {
-        let (suspended, engineTask): (Bool, EngineTask?) = run.withLock { run in
+        let (suspended, engineTask, posts): (Bool, EngineTask?, Bool) = run.withLock { run in
             let suspended = run.machine.suspend()
             if suspended { publish(run.machine.lifecycle) }
-            return (suspended, run.engineTask)
+            let posts = suspended && outbox.enqueue { { [environment, task] in environment.taskDidSuspend(task) } }
+            return (suspended, run.engineTask, posts)
         }
         guard suspended else { return }
         engineTask?.pause()
         run.withLock { $0.cachedExchange }?.setSuspended(true)
-        environment.taskDidSuspend(task)
+        if posts { outbox.drain { environment.taskDidSuspend(task) } }
     }
 
     func cancel() {
@@ -619,7 +627,7 @@ final class TaskDelegate: TaskDriver {
             completion?(finalResponse, finalObject, finalError)
             self.environment.taskCompleted(
                 self.task, response: finalResponse, data: sink == nil ? data : nil, object: finalObject, error: finalError,
-                serializer: serializer, assetURL: finalAssetURL)
+                serializer: serializer, assetURL: finalAssetURL, outbox: self.outbox)
         }
         if finisher != nil {
             deliver()  // the async shape: the completion only records the result

@@ -84,28 +84,53 @@ final class TaskEnvironment: Sendable {
 
     // MARK: - Reporting (notifications, monitors, manager-level blocks)
 
+    /// Posts a task's resume and tells the monitors. A driver posts it through its
+    /// ``TaskNotificationOutbox`` (enqueued where the task turned running), never under its lock.
     func taskDidResume(_ task: SessionTask) {
         NotificationCenter.default.post(name: .courierTaskDidResume, object: task)
         monitors.forEach { $0.taskDidResume(task) }
     }
 
+    /// Posts a task's suspension and tells the monitors; through the outbox, as ``taskDidResume(_:)``.
     func taskDidSuspend(_ task: SessionTask) {
         NotificationCenter.default.post(name: .courierTaskDidSuspend, object: task)
         monitors.forEach { $0.taskDidSuspend(task) }
     }
 
+    /// Ends a task's reporting: releases its driver, calls the manager's completion block, then
+    /// posts AFNetworking's completion notification and tells the monitors through the task's
+    /// `outbox`: after any resume or suspension posted before it (maybe by the thread that is
+    /// posting one right now, which then posts this too, once this returned).
     func taskCompleted(
         _ task: SessionTask, response: HTTPURLResponse?, data: Data?, object: (any Sendable)?, error: (any Error)?,
-        serializer: any ResponseSerializer, assetURL: URL?
+        serializer: any ResponseSerializer, assetURL: URL?, outbox: borrowing TaskNotificationOutbox
     ) {
         task.delegateBox.withLock { $0 = nil }
         let (didComplete, monitors) = settings.withLock { ($0.hooks.taskDidComplete, $0.monitors) }
         didComplete?(task, error)
-        let userInfo = CompletionUserInfo.make(
-            serializer: serializer, data: task is DownloadTask ? nil : data, assetURL: assetURL, object: object, error: error,
-            metrics: task.metrics)
-        NotificationCenter.default.post(name: .courierTaskDidComplete, object: task, userInfo: userInfo)
-        monitors.forEach { $0.taskDidComplete(task, response: response, responseObject: object, error: error) }
+        let report = CompletionReport(
+            task: task, response: response, data: task is DownloadTask ? nil : data, object: object, error: error,
+            serializer: serializer, assetURL: assetURL, monitors: monitors)
+        if outbox.enqueue({ { report.post() } }) { outbox.drain { report.post() } }
+    }
+
+    /// A task's completion notification and monitor calls, as one post for its outbox.
+    private struct CompletionReport: Sendable {
+        let task: SessionTask
+        let response: HTTPURLResponse?
+        let data: Data?
+        let object: (any Sendable)?
+        let error: (any Error)?
+        let serializer: any ResponseSerializer
+        let assetURL: URL?
+        let monitors: [any SessionEventMonitor]
+
+        func post() {
+            let userInfo = CompletionUserInfo.make(
+                serializer: serializer, data: data, assetURL: assetURL, object: object, error: error, metrics: task.metrics)
+            NotificationCenter.default.post(name: .courierTaskDidComplete, object: task, userInfo: userInfo)
+            monitors.forEach { $0.taskDidComplete(task, response: response, responseObject: object, error: error) }
+        }
     }
 
     func downloadMoved(_ task: DownloadTask, to url: URL) {
