@@ -121,7 +121,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     case responseBodyTooLarge(url: URL?, limit: Int64, contentLength: Int64?, received: Int64)
     /// A resumed download's response can't continue its partial file without corrupting it: a
     /// `206` with a malformed `Content-Range`, starting elsewhere than the requested offset, or
-    /// with another length than known. The partial file is left as it was.
+    /// with another length than known; or a `200` (the whole resource) when
+    /// ``DownloadResumeData/allowsRestart`` is false. The partial file is left as it was.
     case invalidResumeResponse(url: URL?, reason: String)
     /// Nothing usable is stored in ``SessionConfiguration/cache`` for the request and it may
     /// not go to the network: its `cachePolicy` is `.returnCacheDataDontLoad`, or it carries

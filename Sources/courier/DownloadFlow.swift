@@ -12,7 +12,10 @@ import Synchronization
 /// the download is complete, so an interrupted download (a reset, a kill) leaves `FILE.part`;
 /// `--continue` resumes it with a `Range` request (without a validator it trusts that the
 /// resource has not changed, as `curl -C -` does), or resumes `FILE` itself when there is no
-/// `FILE.part`. Without `--continue` a stale `FILE.part` is started over. `FILE` must be a
+/// `FILE.part`. A server that ignores the range (`200`, the whole resource) starts `FILE.part`
+/// over (HTTPie's behaviour: it is courier's own file), but `FILE` itself is never truncated:
+/// that resume is refused before any byte is written and `FILE` is left as it was (as `curl -C -`
+/// refuses). Without `--continue` a stale `FILE.part` is started over. `FILE` must be a
 /// regular file or not exist: a directory, a symbolic link or a device is refused before
 /// anything is sent, and nothing is deleted. Without `-o` the partial file is a temporary file,
 /// removed on every failure.
@@ -41,7 +44,10 @@ struct DownloadFlow {
         } else {
             partialURL = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).part")
         }
-        let resumeData = DownloadResumeData(request: request, partialFileURL: partialURL, allowsResumeWithoutValidator: resume)
+        // The user's FILE resumed in place is never started over (truncated) by a 200.
+        let inPlace = outputURL != nil && partialURL == outputURL
+        let resumeData = DownloadResumeData(
+            request: request, partialFileURL: partialURL, allowsResumeWithoutValidator: resume, allowsRestart: !inPlace)
         let initialOffset = resume ? resumeData.offset : 0  // read now: the file grows as the download runs
         // A second courier writing the same -o file at the same time is refused.
         let lock = outputURL == nil ? nil : try PartialFileLock.acquire(partialURL)
@@ -65,6 +71,9 @@ struct DownloadFlow {
             })
         if let error = exchange.error {
             cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL, response: exchange.response)
+            if inPlace, let error = error as? CourierError, case .invalidResumeResponse = error {
+                throw Self.inPlaceRefusal(error, file: partialURL, statusCode: exchange.response?.statusCode)
+            }
             throw error
         }
         guard let response = exchange.response else {
@@ -124,6 +133,20 @@ struct DownloadFlow {
         } else if case .typeRegular? = Self.fileType(partialURL) {
             try? FileManager.default.removeItem(at: partialURL)
         }
+    }
+
+    /// The report for an in-place resume of `file` that the library refused before writing (a
+    /// `200` answering the range request, or a `206` that doesn't fit): `file` is unchanged.
+    static func inPlaceRefusal(_ error: CourierError, file: URL, statusCode: Int?) -> FailureReport {
+        guard statusCode == 200 else {
+            return FailureReport(status: .error, message: "\(error.description); \(file.path) was not changed")
+        }
+        return FailureReport(
+            status: .error,
+            message: "the server ignored the range request and answered 200 with the whole file, so \(file.path) "
+                + "can't be resumed; \(file.path) was not changed",
+            hint: "Run the same command without --continue to download the whole file again "
+                + "(it replaces \(file.path) only once the download is complete).")
     }
 
     /// What is at `url` without following a symbolic link (nil: nothing).

@@ -11,7 +11,9 @@ public import FoundationNetworking
 /// one for a file you already hold part of (`courier --continue` does): the resumed task asks
 /// for the remaining bytes with `Range` and `If-Range`, appends them on a `206 Partial Content`
 /// that starts exactly at the partial file's end, and starts the file over (truncates it and
-/// writes from byte 0) when the server sends the whole body with `200`.
+/// writes from byte 0) when the server sends the whole body with `200`, unless
+/// ``allowsRestart`` is false (for a file that is the user's own: then a `200` fails the task
+/// and the file is left as it was).
 ///
 /// Safety rules:
 /// - Without a ``validator`` the server can't tell whether the partial file came from the
@@ -47,17 +49,27 @@ public struct DownloadResumeData: Sendable, Equatable {
     /// The resource's complete length when known (from the response that was interrupted); a
     /// resumed `206` stating another complete length is refused. Nil: not checked.
     public var totalLength: Int64?
+    /// Whether a `200` (the whole resource: the server ignored `Range`, the resource changed so
+    /// `If-Range` did not match, or no range was asked for) may truncate the partial file and
+    /// write the body into it from byte 0. Default true: the partial file is a download's own
+    /// file and starting it over is right. Set it to false when the partial file holds bytes
+    /// that must not be lost if the new transfer fails (a file the user resumes in place, as
+    /// `courier --continue -o FILE` does): then such a `200` fails the task with
+    /// ``CourierError/invalidResumeResponse(url:reason:)`` before any byte is written, and the
+    /// partial file is left as it was. An empty or missing partial file is written as usual.
+    public var allowsRestart: Bool
 
     /// Resume data for `request` whose first bytes are in `partialFileURL`.
     public init(
         request: URLRequest, partialFileURL: URL, validator: String? = nil, allowsResumeWithoutValidator: Bool = false,
-        totalLength: Int64? = nil
+        totalLength: Int64? = nil, allowsRestart: Bool = true
     ) {
         self.request = request
         self.partialFileURL = partialFileURL
         self.validator = validator
         self.allowsResumeWithoutValidator = allowsResumeWithoutValidator
         self.totalLength = totalLength
+        self.allowsRestart = allowsRestart
     }
 
     /// The size of the partial file now (0 when it is missing or not a regular file; a
@@ -116,10 +128,11 @@ public struct DownloadResumeData: Sendable, Equatable {
         var validator: String?
         var allowsResumeWithoutValidator: Bool?
         var totalLength: Int64?
+        var allowsRestart: Bool?
     }
 
     /// A JSON encoding of the resume data (URL, method, headers, partial file path, validator,
-    /// the without-validator choice and the total length).
+    /// the without-validator choice, the total length and the restart choice).
     public func encoded() throws -> Data {
         guard let url = request.url else {
             throw CourierError.requestSerializationFailed(.invalidURL(""))
@@ -127,7 +140,8 @@ public struct DownloadResumeData: Sendable, Equatable {
         let value = Encoded(
             url: url.absoluteString, method: request.httpMethod ?? "GET", headers: request.allHTTPHeaderFields ?? [:],
             partialFilePath: partialFileURL.path, validator: validator,
-            allowsResumeWithoutValidator: allowsResumeWithoutValidator ? true : nil, totalLength: totalLength)
+            allowsResumeWithoutValidator: allowsResumeWithoutValidator ? true : nil, totalLength: totalLength,
+            allowsRestart: allowsRestart ? nil : false)
         return try JSONEncoder().encode(value)
     }
 
@@ -173,7 +187,8 @@ public struct DownloadResumeData: Sendable, Equatable {
         }
         self.init(
             request: request, partialFileURL: URL(fileURLWithPath: path), validator: value.validator,
-            allowsResumeWithoutValidator: value.allowsResumeWithoutValidator ?? false, totalLength: value.totalLength)
+            allowsResumeWithoutValidator: value.allowsResumeWithoutValidator ?? false, totalLength: value.totalLength,
+            allowsRestart: value.allowsRestart ?? true)
         if let problem = partialFileProblem {
             throw CourierError.invalidResumeData("unusable partial file: \(problem)")
         }

@@ -12,7 +12,8 @@ import FoundationNetworking
 /// 206) without a content coding (a decoded body's bytes are not the ranges' bytes), and the
 /// file holds something (bytes were written, or it is the caller's partial file). Its request
 /// is the one the task was resumed from (else the original), without `Range` and `If-Range`;
-/// the validator and complete length come from this response, else from the previous resume data.
+/// the validator and complete length come from this response, else from the previous resume data;
+/// the caller's choices (without a validator, restart) are the previous resume data's.
 enum PartialDownloadRule {
     /// The resume data for `file`, or nil when the partial file is not worth keeping.
     /// - Parameters:
@@ -39,6 +40,6 @@ enum PartialDownloadRule {
         return DownloadResumeData(
             request: request, partialFileURL: file, validator: validator,
             allowsResumeWithoutValidator: previous?.allowsResumeWithoutValidator ?? false,
-            totalLength: total ?? previous?.totalLength)
+            totalLength: total ?? previous?.totalLength, allowsRestart: previous?.allowsRestart ?? true)
     }
 }

@@ -7,7 +7,9 @@ import Foundation
 ///   `Content-Length` (when present) equal to the range's length, and a complete length that
 ///   agrees with the one already known; then the body is appended at the offset. Anything else
 ///   is refused: splicing a range that starts elsewhere, or of another length, corrupts the file.
-/// - `200` is the whole representation: the partial file is truncated and written from 0.
+/// - `200` is the whole representation: the partial file is truncated and written from 0, unless
+///   it may not be started over (``DownloadResumeData/allowsRestart`` false and the file holds
+///   bytes): then it is refused and the file is left as it was.
 /// - `416` with `bytes */<offset>`: the partial file already holds everything.
 /// - Any other status: not a resumption; the body goes to a temporary file as for any download.
 ///
@@ -28,10 +30,11 @@ enum ResumeResponseRule: Equatable, Sendable {
     /// Decides for a response with `status`, its `Content-Range` and `Content-Length` values, to
     /// a request for the bytes from `requestedOffset` (0: the whole resource), when the
     /// representation's complete length is `knownTotal` (nil: not known). A `contentCoded` 206
-    /// is refused: its decoded bytes are not the range's bytes.
+    /// is refused: its decoded bytes are not the range's bytes. A 200 is refused unless
+    /// `mayRestart` (the partial file may be truncated and written from 0).
     static func decide(
         status: Int, requestedOffset: Int64, contentRange: String?, contentLength: String?, knownTotal: Int64?,
-        contentCoded: Bool = false
+        contentCoded: Bool = false, mayRestart: Bool = true
     ) -> ResumeResponseRule {
         switch status {
         case 206 where contentCoded:
@@ -61,6 +64,12 @@ enum ResumeResponseRule: Equatable, Sendable {
             let (end, overflow) = last.addingReportingOverflow(1)
             guard !overflow else { return .refuse(reason: "a Content-Range past the largest file size: \(header)") }
             return .append(offset: first, expectedTotal: range.completeLength ?? (knownTotal ?? end))
+        case 200 where !mayRestart:
+            let why = requestedOffset > 0
+                ? "the server answered the request for the bytes from \(requestedOffset) with 200 and the whole resource "
+                    + "(it ignored the range, or the resource changed)"
+                : "the server sent the whole resource with 200 (no range was asked for: there is no validator)"
+            return .refuse(reason: why + ", and the partial file may not be started over (allowsRestart is false)")
         case 200:
             let total = contentLength.flatMap { ContentRange.number(Substring($0)) } ?? -1
             return .restart(expectedTotal: total)

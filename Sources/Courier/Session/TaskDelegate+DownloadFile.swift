@@ -21,7 +21,8 @@ extension TaskDelegate {
 
     /// Picks the file the body goes to. A resumed download follows ``ResumeResponseRule``: it
     /// appends to its partial file on a 206 starting exactly at the requested offset, starts the
-    /// file over (truncated, written from 0) on 200, is already complete on 416 naming the
+    /// file over (truncated, written from 0) on 200 unless the resume data forbids it
+    /// (``DownloadResumeData/allowsRestart`` false and the file not empty), is already complete on 416 naming the
     /// file's size, and fails with ``CourierError/invalidResumeResponse(url:reason:)`` on any
     /// other 206, leaving the partial file as it was; anything else goes to a new temporary file.
     func openDownloadFile(for head: HTTPResponseHead, expectedLength: Int64) {
@@ -35,7 +36,8 @@ extension TaskDelegate {
                 let rule = ResumeResponseRule.decide(
                     status: status, requestedOffset: requested, contentRange: head.headers.first(name: "content-range"),
                     contentLength: head.headers.first(name: "content-length"), knownTotal: resumeData.totalLength,
-                    contentCoded: ResumeResponseRule.isContentCoded(head.headers.first(name: "content-encoding")))
+                    contentCoded: ResumeResponseRule.isContentCoded(head.headers.first(name: "content-encoding")),
+                    mayRestart: resumeData.allowsRestart || resumeData.offset == 0)
                 switch rule {
                 case .append(let offset, let expectedTotal):
                     sink = try DownloadSink(fileURL: resumeData.partialFileURL, offset: offset, isCallersFile: true)

@@ -353,7 +353,9 @@ public class URLSessionManager: @unchecked Sendable {
 
     /// A task that continues a download from `resumeData`: it asks for the bytes after the
     /// partial file's end (`Range`, plus `If-Range` with the validator), appends them on a 206
-    /// that starts exactly there, starts the file over (truncated, from byte 0) on 200, and
+    /// that starts exactly there, starts the file over (truncated, from byte 0) on 200 (unless
+    /// its `allowsRestart` is false: then a 200 fails with
+    /// ``CourierError/invalidResumeResponse(url:reason:)`` and the file is kept), and
     /// finishes at once on 416 when the file is already whole. Resume data without a validator
     /// starts over from byte 0 unless its `allowsResumeWithoutValidator` is set. A 206 that
     /// starts elsewhere, has a malformed `Content-Range` or another complete length fails with
