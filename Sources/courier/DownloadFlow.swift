@@ -13,9 +13,9 @@ import Synchronization
 /// `--continue` resumes it with a `Range` request (without a validator it trusts that the
 /// resource has not changed, as `curl -C -` does), or resumes `FILE` itself when there is no
 /// `FILE.part`. A server that ignores the range (`200`, the whole resource) starts `FILE.part`
-/// over (HTTPie's behaviour: it is courier's own file), but `FILE` itself is never truncated:
-/// that resume is refused before any byte is written and `FILE` is left as it was (as `curl -C -`
-/// refuses). Without `--continue` a stale `FILE.part` is started over. `FILE` must be a
+/// over (HTTPie's behaviour: it is courier's own file), but `FILE` itself is never truncated or
+/// replaced: a `200`, or any 2xx but `206`, to its range request is refused and `FILE` is left
+/// as it was (as `curl -C -` refuses). Without `--continue` a stale `FILE.part` is started over. `FILE` must be a
 /// regular file or not exist: a directory, a symbolic link or a device is refused before
 /// anything is sent, and nothing is deleted. Without `-o` the partial file is a temporary file,
 /// removed on every failure.
@@ -66,13 +66,15 @@ struct DownloadFlow {
                     return outputURL
                 }
                 guard (200..<300).contains(response.statusCode) else { return temporary }
+                // Resuming FILE in place, a 2xx that is not the range (not written to FILE) never replaces FILE.
+                if inPlace, temporary.standardizedFileURL != partialURL.standardizedFileURL { return temporary }
                 if let outputURL { return outputURL }
                 return Self.uniqueURL(for: Self.suggestedFileName(response: response, url: requestURL))
             })
         if let error = exchange.error {
             cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL, response: exchange.response)
             if inPlace, let error = error as? CourierError, case .invalidResumeResponse = error {
-                throw Self.inPlaceRefusal(error, file: partialURL, statusCode: exchange.response?.statusCode)
+                throw Self.inPlaceRefusal(error, file: partialURL, statusCode: exchange.response?.statusCode ?? 0)
             }
             throw error
         }
@@ -94,6 +96,10 @@ struct DownloadFlow {
                 status: status,
                 message: "HTTP \(response.statusCode) \(ExchangePrinter.reasonPhrase(response.statusCode)); nothing saved",
                 hint: status == .redirection ? "Add --follow to follow the redirect." : nil)
+        }
+        if inPlace, exchange.fileURL?.standardizedFileURL != partialURL.standardizedFileURL {
+            cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL, response: response)
+            throw Self.inPlaceRefusal(nil, file: partialURL, statusCode: response.statusCode)
         }
         guard let file = exchange.fileURL, outputURL == nil || file.standardizedFileURL == outputURL?.standardizedFileURL
         else {
@@ -135,18 +141,28 @@ struct DownloadFlow {
         }
     }
 
-    /// The report for an in-place resume of `file` that the library refused before writing (a
-    /// `200` answering the range request, or a `206` that doesn't fit): `file` is unchanged.
-    static func inPlaceRefusal(_ error: CourierError, file: URL, statusCode: Int?) -> FailureReport {
-        guard statusCode == 200 else {
+    /// The report for an in-place resume of `file` that was not done, `file` unchanged: the
+    /// library refused the response (`error`: a `200` with the whole resource, or a `206` that
+    /// doesn't fit), or the server answered with another 2xx than `206` (`error` nil).
+    static func inPlaceRefusal(_ error: CourierError?, file: URL, statusCode: Int) -> FailureReport {
+        let hint = "Run the same command without --continue to download the whole file again "
+            + "(it replaces \(file.path) only once the download is complete)."
+        switch (error, statusCode) {
+        case (_, 200):
+            return FailureReport(
+                status: .error,
+                message: "the server ignored the range request and answered 200 with the whole file, so \(file.path) "
+                    + "can't be resumed; \(file.path) was not changed",
+                hint: hint)
+        case (let error?, _):
             return FailureReport(status: .error, message: "\(error.description); \(file.path) was not changed")
+        case (nil, _):
+            return FailureReport(
+                status: .error,
+                message: "the server answered the range request with \(statusCode) \(ExchangePrinter.reasonPhrase(statusCode)) "
+                    + "instead of 206 Partial Content, so \(file.path) can't be resumed; \(file.path) was not changed",
+                hint: hint)
         }
-        return FailureReport(
-            status: .error,
-            message: "the server ignored the range request and answered 200 with the whole file, so \(file.path) "
-                + "can't be resumed; \(file.path) was not changed",
-            hint: "Run the same command without --continue to download the whole file again "
-                + "(it replaces \(file.path) only once the download is complete).")
     }
 
     /// What is at `url` without following a symbolic link (nil: nothing).

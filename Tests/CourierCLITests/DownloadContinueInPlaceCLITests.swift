@@ -43,6 +43,21 @@ struct DownloadContinueInPlaceCLITests {
         #expect(DownloadCLITests.contents(directory) == ["mine.bin"], "\(run)")
     }
 
+    @Test("another 2xx to the range request (not 206) does not replace FILE", arguments: [201, 203, 204])
+    func otherSuccessIsRefused(_ status: Int) async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("mine.bin")
+        try Self.usersBytes.write(to: file)
+        let run = try await CourierProcess.run(["-d", "-c", "-o", file.path, server.baseURL.absoluteString + "/status/\(status)"])
+        #expect(run.status == 1, "\(run)")
+        #expect(try Data(contentsOf: file) == Self.usersBytes, "\(run)")
+        #expect(run.errors.contains("answered the range request with \(status)"), "\(run)")
+        #expect(run.errors.contains("\(file.path) was not changed"), "\(run)")
+        #expect(DownloadCLITests.contents(directory) == ["mine.bin"], "\(run)")
+    }
+
     @Test("FILE.part answered with 200 is started over (HTTPie's behaviour): courier's own file, not the user's")
     func partFileStartsOverOnIgnoredRange() async throws {
         let server = try await TestServer.start()
