@@ -5,59 +5,184 @@ public import Foundation
 /// Phases that did not happen (DNS for an IP literal, connect and TLS on a reused connection)
 /// stay nil. Times are wall-clock `Date`s; durations are differences of them.
 public struct EngineMetrics: Sendable, Equatable {
+    // The values live in one copy-on-write box: a request's metrics travel through events,
+    // task snapshots and responses to the caller, and ~300 bytes copied at each step (and
+    // held in every async frame on the way, which pushed them past the task allocator's slab)
+    // cost more than the one small allocation per request the box takes.
+    private var storage: Storage
+
     /// When the engine accepted the request.
-    public var fetchStart: Date
+    public var fetchStart: Date {
+        get { storage.values.fetchStart }
+        set { unique().values.fetchStart = newValue }
+    }
     /// Name resolution.
-    public var domainLookupStart: Date?
+    public var domainLookupStart: Date? {
+        get { storage.values.domainLookupStart }
+        set { unique().values.domainLookupStart = newValue }
+    }
     /// Name resolution finished.
-    public var domainLookupEnd: Date?
+    public var domainLookupEnd: Date? {
+        get { storage.values.domainLookupEnd }
+        set { unique().values.domainLookupEnd = newValue }
+    }
     /// TCP connect began.
-    public var connectStart: Date?
+    public var connectStart: Date? {
+        get { storage.values.connectStart }
+        set { unique().values.connectStart = newValue }
+    }
     /// TCP connect plus TLS handshake finished.
-    public var connectEnd: Date?
+    public var connectEnd: Date? {
+        get { storage.values.connectEnd }
+        set { unique().values.connectEnd = newValue }
+    }
     /// TLS handshake began.
-    public var secureConnectionStart: Date?
+    public var secureConnectionStart: Date? {
+        get { storage.values.secureConnectionStart }
+        set { unique().values.secureConnectionStart = newValue }
+    }
     /// TLS handshake finished.
-    public var secureConnectionEnd: Date?
+    public var secureConnectionEnd: Date? {
+        get { storage.values.secureConnectionEnd }
+        set { unique().values.secureConnectionEnd = newValue }
+    }
     /// The request head started on the wire.
-    public var requestStart: Date?
+    public var requestStart: Date? {
+        get { storage.values.requestStart }
+        set { unique().values.requestStart = newValue }
+    }
     /// The last request byte was written.
-    public var requestEnd: Date?
+    public var requestEnd: Date? {
+        get { storage.values.requestEnd }
+        set { unique().values.requestEnd = newValue }
+    }
     /// The first byte of the response arrived.
-    public var responseStart: Date?
+    public var responseStart: Date? {
+        get { storage.values.responseStart }
+        set { unique().values.responseStart = newValue }
+    }
     /// The last byte of the response arrived.
-    public var responseEnd: Date?
+    public var responseEnd: Date? {
+        get { storage.values.responseEnd }
+        set { unique().values.responseEnd = newValue }
+    }
     /// Bytes of request head written.
-    public var requestHeaderBytesSent: Int64 = 0
+    public var requestHeaderBytesSent: Int64 {
+        get { storage.values.requestHeaderBytesSent }
+        set { unique().values.requestHeaderBytesSent = newValue }
+    }
     /// Bytes of request body written.
-    public var requestBodyBytesSent: Int64 = 0
+    public var requestBodyBytesSent: Int64 {
+        get { storage.values.requestBodyBytesSent }
+        set { unique().values.requestBodyBytesSent = newValue }
+    }
     /// Bytes of response head received (status line and headers, approximately as framed).
-    public var responseHeaderBytesReceived: Int64 = 0
+    public var responseHeaderBytesReceived: Int64 {
+        get { storage.values.responseHeaderBytesReceived }
+        set { unique().values.responseHeaderBytesReceived = newValue }
+    }
     /// Bytes of response body received (after decompression when it applies).
-    public var responseBodyBytesReceived: Int64 = 0
+    public var responseBodyBytesReceived: Int64 {
+        get { storage.values.responseBodyBytesReceived }
+        set { unique().values.responseBodyBytesReceived = newValue }
+    }
     /// Whether the request ran on a connection that had served an earlier request.
-    public var isReusedConnection: Bool = false
+    public var isReusedConnection: Bool {
+        get { storage.values.isReusedConnection }
+        set { unique().values.isReusedConnection = newValue }
+    }
     /// Local address of the connection.
-    public var localAddress: String?
+    public var localAddress: String? {
+        get { storage.values.localAddress }
+        set { unique().values.localAddress = newValue }
+    }
     /// Local port of the connection.
-    public var localPort: Int?
+    public var localPort: Int? {
+        get { storage.values.localPort }
+        set { unique().values.localPort = newValue }
+    }
     /// Remote address of the connection.
-    public var remoteAddress: String?
+    public var remoteAddress: String? {
+        get { storage.values.remoteAddress }
+        set { unique().values.remoteAddress = newValue }
+    }
     /// Remote port of the connection.
-    public var remotePort: Int?
+    public var remotePort: Int? {
+        get { storage.values.remotePort }
+        set { unique().values.remotePort = newValue }
+    }
     /// The protocol spoken: `h2` (HTTP/2), `http/1.1` (or `http/1.0` when the server answered
     /// so). Over HTTP/2, ``isReusedConnection`` says the request was a later stream on a
     /// connection that had carried others.
-    public var networkProtocolName: String?
+    public var networkProtocolName: String? {
+        get { storage.values.networkProtocolName }
+        set { unique().values.networkProtocolName = newValue }
+    }
     /// The negotiated TLS version, e.g. `TLSv1.3`; nil for plain HTTP.
-    public var tlsProtocolVersion: String?
+    public var tlsProtocolVersion: String? {
+        get { storage.values.tlsProtocolVersion }
+        set { unique().values.tlsProtocolVersion = newValue }
+    }
     /// Where the response came from (`URLSessionTaskTransactionMetrics.resourceFetchType`):
     /// the network (the default), or the session's HTTP cache without a request (a 304 that
     /// revalidated a stored response is `.networkLoad` with ``revalidatedFromCache``).
-    public var resourceFetchType: ResourceFetchType = .networkLoad
+    public var resourceFetchType: ResourceFetchType {
+        get { storage.values.resourceFetchType }
+        set { unique().values.resourceFetchType = newValue }
+    }
     /// Whether a stored response was validated with the server (a conditional request answered
     /// `304`) and its stored body delivered.
-    public var revalidatedFromCache: Bool = false
+    public var revalidatedFromCache: Bool {
+        get { storage.values.revalidatedFromCache }
+        set { unique().values.revalidatedFromCache = newValue }
+    }
+
+    /// The box, copied first when another value shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
+        return storage
+    }
+
+    public static func == (lhs: EngineMetrics, rhs: EngineMetrics) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.values == rhs.storage.values
+    }
+
+    /// The stored values; the box's `values` is only mutated while uniquely referenced.
+    private final class Storage: @unchecked Sendable {
+        var values: Values
+
+        init(_ values: Values) {
+            self.values = values
+        }
+    }
+
+    /// The metrics' values, documented on the properties above.
+    private struct Values: Equatable {
+        var fetchStart: Date
+        var domainLookupStart: Date?
+        var domainLookupEnd: Date?
+        var connectStart: Date?
+        var connectEnd: Date?
+        var secureConnectionStart: Date?
+        var secureConnectionEnd: Date?
+        var requestStart: Date?
+        var requestEnd: Date?
+        var responseStart: Date?
+        var responseEnd: Date?
+        var requestHeaderBytesSent: Int64 = 0
+        var requestBodyBytesSent: Int64 = 0
+        var responseHeaderBytesReceived: Int64 = 0
+        var responseBodyBytesReceived: Int64 = 0
+        var isReusedConnection: Bool = false
+        var localAddress: String?
+        var localPort: Int?
+        var remoteAddress: String?
+        var remotePort: Int?
+        var networkProtocolName: String?
+        var tlsProtocolVersion: String?
+        var resourceFetchType: ResourceFetchType = .networkLoad
+        var revalidatedFromCache: Bool = false
+    }
 
     /// Where a response came from.
     public enum ResourceFetchType: String, Sendable, Equatable {
@@ -69,7 +194,7 @@ public struct EngineMetrics: Sendable, Equatable {
 
     /// Metrics for a request accepted at `fetchStart`.
     public init(fetchStart: Date = Date()) {
-        self.fetchStart = fetchStart
+        storage = Storage(Values(fetchStart: fetchStart))
     }
 }
 

@@ -247,7 +247,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         let request = execution.request
         let body = request.body
         let expectedLength = execution.bodyLength
-        let exchange = Exchange(execution: execution, metrics: metrics, expectedBodyLength: expectedLength)
+        // `consume`: the exchange then holds the metrics' only copy, which it updates in place.
+        let exchange = Exchange(execution: execution, metrics: consume metrics, expectedBodyLength: expectedLength)
         self.exchange = exchange
         var head = Self.makeHead(for: request, target: execution.target, bodyLength: expectedLength, hasBody: body != nil)
         if let absoluteFormProxy {
@@ -519,6 +520,18 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     }
 
     private func writeEnd(_ exchange: Exchange, context: ChannelHandlerContext) {
+        if exchange.execution.request.body == nil, protocolName != "h2" {
+            // HTTP/1 without a body: the end follows the head in the same flush, and the request
+            // counts as sent once both are handed to the channel. Writes leave in order, so
+            // nothing of a later request can overtake them, and a write that fails closes the
+            // connection, which fails the request. (No promise: it cost four allocations per
+            // request. An HTTP/2 stream can fail a write without closing, so it keeps one.)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            exchange.metrics.requestEnd = Date()
+            exchange.lastActivity = .now()
+            perform(stateMachine.requestBodySent())
+            return
+        }
         let promise = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
         promise.futureResult.assumeIsolated().whenSuccess { [weak self] in

@@ -25,11 +25,22 @@ final class RequestExecution: Sendable {
         var readingPaused = false
         var uploadPaused = false
         var attempts = 0
-        var metrics: EngineMetrics
+        /// The exchange's metrics, once one ended (nil: only ``fetchStart`` is known).
+        var metrics: EngineMetrics?
         /// The caller's event closure; dropped after the terminal event so that callers that
         /// hold their task (and so this execution) from inside the closure don't leak.
-        var onEvent: (@Sendable (EngineEvent) -> Void)?
+        var onEvent: EventSink?
     }
+
+    /// The caller's closure, wrapped: a bare function value stored in the lock's generic state
+    /// is kept at its most general abstraction, and each read out of it (every event) made a
+    /// reabstraction thunk, an allocation. Inside a struct it keeps its own.
+    private struct EventSink {
+        let deliver: @Sendable (EngineEvent) -> Void
+    }
+
+    /// When the engine accepted the request.
+    let fetchStart: Date
 
     let request: EngineRequest
     let target: RequestTarget
@@ -67,10 +78,9 @@ final class RequestExecution: Sendable {
         } else {
             self.bodyLength = request.body?.knownLength
         }
-        self.state = Mutex(State(metrics: EngineMetrics(fetchStart: Date()), onEvent: onEvent))
+        self.fetchStart = Date()
+        self.state = Mutex(State(onEvent: EventSink(deliver: onEvent)))
     }
-
-    var fetchStart: Date { state.withLock { $0.metrics.fetchStart } }
 
     var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
     var isUploadPaused: Bool { state.withLock { $0.uploadPaused } }
@@ -112,13 +122,13 @@ final class RequestExecution: Sendable {
     /// Passes a non-terminal event to the caller.
     func emit(_ event: EngineEvent) {
         let onEvent = state.withLock { $0.onEvent }
-        onEvent?(event)
+        onEvent?.deliver(event)
     }
 
     /// Delivers the terminal event, once. Returns false if one was already delivered.
     @discardableResult
     func finish(_ result: Result<Void, EngineError>, metrics: EngineMetrics?) -> Bool {
-        let delivery: (EngineMetrics, @Sendable (EngineEvent) -> Void)? = state.withLock { state in
+        let delivery: (EngineMetrics?, EventSink)? = state.withLock { state in
             if case .finished = state.phase { return nil }
             state.phase = .finished
             if let metrics { state.metrics = metrics }
@@ -126,12 +136,13 @@ final class RequestExecution: Sendable {
             state.onEvent = nil
             return (state.metrics, onEvent)
         }
-        guard let (finalMetrics, onEvent) = delivery else { return false }
+        guard let (knownMetrics, onEvent) = delivery else { return false }
+        let finalMetrics = knownMetrics ?? EngineMetrics(fetchStart: fetchStart)
         switch result {
         case .success:
-            onEvent(.finished(finalMetrics))
+            onEvent.deliver(.finished(finalMetrics))
         case .failure(let error):
-            onEvent(.failed(error, finalMetrics))
+            onEvent.deliver(.failed(error, finalMetrics))
         }
         return true
     }

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// What a response serializer reads of a response: the status code, the MIME type and text
 /// encoding exactly as `HTTPURLResponse` reports them, whether the response has a URL, and the
@@ -84,25 +83,5 @@ extension InputSerializing {
     func serializeErased(_ input: SerializerInput?, data: Data?) -> SerializedResponse<any Sendable> {
         let result = serialize(input, data: data)
         return SerializedResponse(object: result.object.map { $0 as any Sendable }, error: result.error)
-    }
-}
-
-/// An `HTTPURLResponse` made on first use, then the same object: the memo a
-/// ``SerializerInput`` needs where there is no task to keep it on (the typed async calls).
-final class ResponseMadeOnce: Sendable {
-    private let make: @Sendable () -> HTTPURLResponse?
-    private let made = Mutex<HTTPURLResponse??>(nil)
-
-    init(_ make: @escaping @Sendable () -> HTTPURLResponse?) {
-        self.make = make
-    }
-
-    var response: HTTPURLResponse? {
-        made.withLock { made in
-            if let made { return made }
-            let response = make()
-            made = .some(response)
-            return response
-        }
     }
 }

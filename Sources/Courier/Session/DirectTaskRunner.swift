@@ -42,8 +42,11 @@ final class DirectTaskRunner: TaskDriver {
         /// The body of the final response, gathered. (Its head, URL and the last hop's metrics
         /// are on the task's snapshot, as a TaskDelegate's: a redirect's head is never kept.)
         var data = Data()
-        /// The awaiting Swift task, while a hop runs.
-        var waiter: CheckedContinuation<TaskStateMachine.EndAction, Never>?
+        /// The awaiting Swift task, while a hop runs. Resumed exactly once: ``exchangeEnded(error:metrics:)``
+        /// takes it out under the lock (unsafe: the checked form allocates a box per hop).
+        var waiter: UnsafeContinuation<HopResult, Never>?
+        /// What the hop ended with, kept for the resume that ``exchangeEnded(error:metrics:)`` queued.
+        var endedWith: TaskStateMachine.EndAction?
     }
 
     let task: DataTask
@@ -152,36 +155,70 @@ final class DirectTaskRunner: TaskDriver {
         return current
     }
 
+    /// What sending a hop came to: the machine's decision when its exchange ended, or the
+    /// error that kept it from being sent (a request the engine can't take, no engine).
+    private enum HopResult {
+        case ended(TaskStateMachine.EndAction)
+        case notSent(CourierError)
+    }
+
+    /// After a hop: the next one's request, or how the task ended.
+    private enum NextStep {
+        case send(URLRequest)
+        case finished(Ended)
+    }
+
+    // The async part is only the loop and the wait: everything else is in synchronous
+    // functions, so this frame (allocated per call from the task's allocator, and past its
+    // first slab from malloc) holds little more than the request.
     private func runHops(from first: URLRequest?) async -> Ended {
         guard var request = first else {
             // Cancelled before it started, or its session was invalidated.
             return end(.complete(withResponse: false, ending: .cancelled), url: task.originalRequest?.url)
         }
         while true {
-            let action: TaskStateMachine.EndAction
-            do {
-                let body = state.withLock { $0.requestBody }
-                let engineRequest = try SessionBridge.engineRequest(for: request, body: body, configuration: environment.configuration)
-                action = await send(engineRequest, request: request, engine: try environment.engine)
-            } catch {
-                return Ended(error: error as? CourierError ?? .connectionLost(url: request.url, reason: "\(error)"))
+            switch await send(request) {
+            case .notSent(let error):
+                return Ended(error: error)
+            case .ended(let action):
+                switch step(after: action, request: request) {
+                case .send(let next): request = next
+                case .finished(let ended): return ended
+                }
             }
-            guard case .sendNextHop(let next) = action else { return end(action, url: request.url) }
-            let replayed = BodyReplayRule.body(
-                state.withLock { $0.requestBody }, previousMethod: request.httpMethod, nextMethod: next.httpMethod, fresh: { nil })
-            guard let nextBody = replayed else { return Ended(error: .requestBodyNotReplayable(url: next.url)) }
-            state.withLock { $0.requestBody = nextBody }
-            task.snapshot.withLock { snapshot in
-                snapshot.currentRequest = next
-                snapshot.countOfBytesReceived = 0
-            }
-            request = next
         }
     }
 
-    /// Sends one hop and returns what the machine decided when it ended.
-    private func send(_ engineRequest: EngineRequest, request: URLRequest, engine: HTTPEngine) async -> TaskStateMachine.EndAction {
-        await withCheckedContinuation { continuation in
+    /// What follows a hop that ended with `action`: a redirect's request (its body replayed as
+    /// ``BodyReplayRule`` says), or the task's end.
+    @inline(never)
+    private func step(after action: TaskStateMachine.EndAction, request: URLRequest) -> NextStep {
+        guard case .sendNextHop(let next) = action else { return .finished(end(action, url: request.url)) }
+        let replayed = BodyReplayRule.body(
+            state.withLock { $0.requestBody }, previousMethod: request.httpMethod, nextMethod: next.httpMethod, fresh: { nil })
+        guard let nextBody = replayed else { return .finished(Ended(error: .requestBodyNotReplayable(url: next.url))) }
+        state.withLock { $0.requestBody = nextBody }
+        task.snapshot.withLock { snapshot in
+            snapshot.currentRequest = next
+            snapshot.countOfBytesReceived = 0
+        }
+        return .send(next)
+    }
+
+    /// Sends one hop and returns what the machine decided when it ended. The engine request is
+    /// made inside the continuation's (synchronous) closure, so it is never kept in an async frame.
+    private func send(_ request: URLRequest) async -> HopResult {
+        await withUnsafeContinuation { continuation in
+            let engineRequest: EngineRequest
+            let engine: HTTPEngine
+            do {
+                let body = state.withLock { $0.requestBody }
+                engineRequest = try SessionBridge.engineRequest(for: request, body: body, configuration: environment.configuration)
+                engine = try environment.engine
+            } catch {
+                continuation.resume(returning: .notSent(error as? CourierError ?? .connectionLost(url: request.url, reason: "\(error)")))
+                return
+            }
             state.withLock { $0.waiter = continuation }
             let engineTask = engine.execute(engineRequest) { [self] event in
                 self.handle(event, request: request)
@@ -308,15 +345,28 @@ final class DirectTaskRunner: TaskDriver {
 
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
         task.snapshot.withLock { $0.metrics = metrics }  // each hop's, as a TaskDelegate's
-        let (action, waiter) = state.withLock { state in
+        let waiting = state.withLock { state in
             let action = state.machine.exchangeEnded(error: error)
             state.engineTask = nil
             if case .sendNextHop = action { state.data = Data() }
-            defer { state.waiter = nil }
-            return (action, state.waiter)
+            guard state.waiter != nil else { return false }
+            state.endedWith = action
+            return true
         }
-        guard let waiter else { return }
-        ResumeBatch.run { waiter.resume(returning: action) }
+        // The closure captures only `self`: no context to allocate per hop.
+        if waiting { ResumeBatch.run { self.resumeWaiter() } }
+    }
+
+    /// Resumes the awaiting Swift task with what its hop ended with (queued by ``exchangeEnded(error:metrics:)``).
+    private func resumeWaiter() {
+        let taken: (UnsafeContinuation<HopResult, Never>, TaskStateMachine.EndAction)? = state.withLock { state in
+            guard let waiter = state.waiter, let action = state.endedWith else { return nil }
+            state.waiter = nil
+            state.endedWith = nil
+            return (waiter, action)
+        }
+        guard let (waiter, action) = taken else { return }
+        waiter.resume(returning: .ended(action))
     }
 }
 

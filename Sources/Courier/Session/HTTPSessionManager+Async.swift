@@ -504,7 +504,7 @@ extension URLSessionManager.HeadOnlyOutcome {
         // A built-in serializer reads the head: an HTTPURLResponse is made only for an error.
         if let builtIn = serializer as? any InputSerializing {
             let (head, url) = (self.head, self.url)
-            let once = ResponseMadeOnce { ResponseHeadBridge.makeResponse(head, url: url) }
+            let once = ResponseMadeOnce(head: head, url: url)
             if let input = ResponseHeadBridge.serializerInput(head, url: url, response: { once.response }),
                 let output = try builtIn.responseObject(for: input, data: data, as: S.Output.self)
             {

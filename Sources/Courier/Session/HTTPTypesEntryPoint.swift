@@ -137,9 +137,19 @@ extension URLSessionManager {
     ) async throws
         -> HeadOnlyOutcome
     {
+        // Two separate functions: an async function's frame holds every value either path keeps
+        // across a suspension, and the delegate path's setup would more than double the direct one's.
         if interceptor == nil, environment.runsAwaitedTasksDirectly {
             return try await runDirectly(request, registered: registered)
         }
+        return try await runOnDelegate(request, interceptor: interceptor, registered: registered)
+    }
+
+    /// ``runHeadOnly(_:interceptor:registered:)`` on a ``TaskDelegate`` (an interceptor, or a
+    /// manager with something only a delegate does).
+    private func runOnDelegate(
+        _ request: URLRequest, interceptor: (any RequestInterceptor)?, registered: (@Sendable (DataTask) -> Void)?
+    ) async throws -> HeadOnlyOutcome {
         let outcome = Mutex<Result<Data, any Error>?>(nil)
         let setup = TaskSetup(
             completion: { _, object, error in

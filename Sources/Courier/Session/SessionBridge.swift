@@ -36,8 +36,11 @@ enum SessionBridge {
         guard let url = request.url else {
             throw CourierError.requestSerializationFailed(.invalidURL(""))
         }
+        let fields = request.allHTTPHeaderFields ?? [:]
         var headers = HTTPHeaders()
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+        let capacity = fields.count + configuration.httpAdditionalHeaders.count
+        if capacity > 0 { headers.reserveCapacity(capacity + 1) }  // one allocation, no growth (+1: a cookie)
+        for (name, value) in fields {
             headers.add(name: name, value: value)
         }
         for (name, value) in configuration.httpAdditionalHeaders where !headers.contains(name: name) {
