@@ -68,7 +68,7 @@ struct HTTPCacheRuleTests {
         let vary = HTTPHeaders([("Vary", names.joined(separator: ", "))])
         let request = HTTPHeaders(names.map { ($0, "v") })
         let key = CacheVary.secondaryKey(responseHeaders: vary, requestHeaders: request)
-        #expect(key.count == 501)  // and Authorization (absent): not a public response
+        #expect(key.count == 502)  // and Authorization and Cookie (absent): not a public response
         #expect(CacheVary.matches(key, requestHeaders: request))
         #expect(!CacheVary.matches(key, requestHeaders: [:]))
     }
@@ -157,8 +157,11 @@ struct HTTPCacheRuleTests {
     @Test func varyKeepsVariantsApart() {
         let response: HTTPHeaders = ["Vary": "Accept-Language, X-Flavor"]
         let key = CacheVary.secondaryKey(responseHeaders: response, requestHeaders: ["Accept-Language": "en  ,fr"])
-        // Authorization too, absent here: the response is not public (see credentialsKeepVariantsApart).
-        let expected: [String: String?] = ["accept-language": "en, fr", "x-flavor": String?.none, "authorization": String?.none]
+        // Authorization and Cookie too, absent here: the response is not public (see
+        // credentialsKeepVariantsApart, HTTPCacheCookieTests).
+        let expected: [String: String?] = [
+            "accept-language": "en, fr", "x-flavor": String?.none, "authorization": String?.none, "cookie": String?.none,
+        ]
         #expect(key == expected)
         #expect(CacheVary.matches(key, requestHeaders: ["accept-language": "en, fr"]))
         #expect(!CacheVary.matches(key, requestHeaders: ["Accept-Language": "de"]))

@@ -14,20 +14,29 @@ enum CacheVary {
 
     /// The secondary key to store with a response: each varied name and the request's
     /// (normalized) value of it. A response that isn't `public` (or is `private` too) varies on
-    /// `Authorization` too (absent included), as if the server had said so: it answers the credentials sent, or
-    /// their absence, and one cache may serve several users (RFC 9111 §3.5 lets a response to
-    /// credentials be stored, not shared).
+    /// `Authorization` and `Cookie` too (absent included), as if the server had said so: it
+    /// answers the credentials or session sent, or their absence, and one cache may serve
+    /// several users (RFC 9111 §3.5 lets a response to credentials be stored, not shared; a
+    /// server process's users differ by their session cookie as often as by `Authorization`).
+    /// The key sees the request as sent: the session adds the cookie jar's `Cookie` before the
+    /// cache looks the request up.
     static func secondaryKey(responseHeaders: HTTPHeaders, requestHeaders: HTTPHeaders) -> [String: String?] {
         var key: [String: String?] = [:]
         for name in fieldNames(in: responseHeaders) where name != "*" {
             key[name] = .some(normalizedValue(name, in: requestHeaders))
         }
-        // `private` beside `public` conflicts; the more restrictive holds (§4.2.1).
-        let control = CacheControl(responseHeaders["cache-control"])
-        if !control.isPublic || control.isPrivate {
-            key["authorization"] = .some(normalizedValue("authorization", in: requestHeaders))
+        for name in impliedFieldNames(responseHeaders: responseHeaders) {
+            key[name] = .some(normalizedValue(name, in: requestHeaders))
         }
         return key
+    }
+
+    /// The request fields a response is keyed on beyond its `Vary`: none for a `public`
+    /// response (the server said it is the same for everyone), else `authorization` and
+    /// `cookie`. `private` beside `public` conflicts; the more restrictive holds (§4.2.1).
+    static func impliedFieldNames(responseHeaders: HTTPHeaders) -> [String] {
+        let control = CacheControl(responseHeaders["cache-control"])
+        return !control.isPublic || control.isPrivate ? ["authorization", "cookie"] : []
     }
 
     /// Request fields holding credentials: a secondary key keeps a digest of their value, never

@@ -341,18 +341,35 @@ final class DiskCacheStore: Sendable {
         var entry: CacheEntry
     }
 
+    /// The metadata format written. Version 1 keyed a response that isn't `public` on
+    /// `Authorization` only; version 2 on `Cookie` too (``CacheVary/impliedFieldNames(responseHeaders:)``).
+    private static let metadataVersion = 2
+
     private static func encode(_ entry: CacheEntry) -> Data? {
-        try? JSONEncoder().encode(Envelope(version: 1, entry: entry))
+        try? JSONEncoder().encode(Envelope(version: metadataVersion, entry: entry))
+    }
+
+    /// Whether an entry read from a metadata file of `version` may be served. A version 1 entry
+    /// whose key lacks a field the rule now implies (a non-public response stored before
+    /// `Cookie` was in the key) would be served to any cookie: dropped. Public ones are kept.
+    private static func isKeyedByCurrentRule(_ entry: CacheEntry, version: Int) -> Bool {
+        switch version {
+        case metadataVersion: return true
+        case 1: return CacheVary.impliedFieldNames(responseHeaders: entry.headers).allSatisfy { entry.varied.keys.contains($0) }
+        default: return false
+        }
     }
 
     /// The entry in a metadata file, or nil when the file is too large, doesn't decode, or
     /// holds what the store never writes: a status a stored response can't have (a negative
     /// one would trap in `HTTPResponseStatus` when the hit is replayed), a negative body length,
     /// or a `Content-Length` other than the body's (the replayed head would announce bytes that
-    /// never come). With the entry comes the file's size, as the open descriptor saw it.
+    /// never come); or an entry keyed under an older rule (``isKeyedByCurrentRule(_:version:)``).
+    /// With the entry comes the file's size, as the open descriptor saw it.
     private static func decode(_ url: URL) -> (entry: CacheEntry, size: Int64)? {
         guard let (handle, size) = openRegularFile(url), size < 1 << 20, let data = try? handle.read(upToCount: 1 << 20),
-            let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.version == 1
+            let envelope = try? JSONDecoder().decode(Envelope.self, from: data),
+            isKeyedByCurrentRule(envelope.entry, version: envelope.version)
         else { return nil }
         let entry = envelope.entry
         guard (200...599).contains(entry.status), entry.bodyLength >= 0,
