@@ -10,8 +10,9 @@ import Synchronization
 /// storable GET responses and answer from the cache as `URLRequest.cachePolicy` and the
 /// `Cache-Control` fields allow (fresh responses without a request, stale ones revalidated with
 /// `If-None-Match` / `If-Modified-Since`, `Vary` honoured, unsafe methods invalidating).
-/// A response that isn't `public` (or is `private` too) is kept for the `Authorization` it answered (none included):
-/// one cache may serve several users' requests. Challenges (401, 407) are not stored.
+/// A response that isn't `public` (or is `private` too) is kept for the `Authorization` and the
+/// `Cookie` it answered (none included; the jar's cookie counts, as sent), by a SHA-256 of their
+/// values: one cache may serve several users' requests. Challenges (401, 407) are not stored.
 ///
 /// The memory store keeps small bodies (up to a tenth of `memoryCapacity` each); the disk
 /// store keeps one metadata file and one body file per entry under `directory`, written
