@@ -110,6 +110,37 @@ struct HTTPCacheCookieTests {
         }
     }
 
+    /// A stored `public` response is keyed on nothing; a 304 (to one user's request) that makes
+    /// it non-public would leave it shared by everyone, the head now saying it is for one user.
+    /// The refresh removes it instead: the next request fetches it keyed for its own user.
+    @Test(arguments: [false, true]) func a304MakingASharedEntryNonPublicRemovesIt(onDisk: Bool) throws {
+        let directory = try Store.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = Store.cache(onDisk: onDisk, in: directory)
+        var shared = Store.entry("http://h/flip")
+        shared.headers = ["Cache-Control": "public, max-age=0", "ETag": "\"v1\""]
+        Store.store(cache, shared, body: Store.bytes(100))
+        // The entry's head (a body opened on disk is closed).
+        func head(for requestHeaders: HTTPHeaders) -> CacheEntry? {
+            let found = cache.stored(key: "http://h/flip", requestHeaders: requestHeaders)
+            if case .file(let handle, _) = found?.body { try? handle.close() }
+            return found?.entry
+        }
+        let stored = try #require(head(for: ["Cookie": "session=alice"]))
+        // Still public: refreshed, shared.
+        let stillPublic = CacheValidation.merged(
+            stored, notModifiedHeaders: ["Cache-Control": "public, max-age=60"], requestTime: Date(), responseTime: Date())
+        cache.refresh(stillPublic)
+        #expect(head(for: ["Cookie": "session=bob"])?.headers["cache-control"] == ["public, max-age=60"])
+        // Now private: gone for everyone.
+        let nowPrivate = CacheValidation.merged(
+            stored, notModifiedHeaders: ["Cache-Control": "private, max-age=60"], requestTime: Date(), responseTime: Date())
+        cache.refresh(nowPrivate)
+        #expect(head(for: ["Cookie": "session=bob"]) == nil)
+        #expect(head(for: ["Cookie": "session=alice"]) == nil)
+        #expect(head(for: [:]) == nil)
+    }
+
     // MARK: Entries stored under the older rule
 
     /// A disk cache written before `Cookie` was in the key holds non-public entries keyed on

@@ -39,6 +39,13 @@ enum CacheVary {
         return !control.isPublic || control.isPrivate ? ["authorization", "cookie"] : []
     }
 
+    /// Whether a stored secondary key holds every field ``impliedFieldNames(responseHeaders:)``
+    /// names for `responseHeaders`: false for a key made under an older rule, or for a `public`
+    /// entry whose head a 304 made non-public (served as is, it would reach every user).
+    static func coversImpliedFields(_ stored: [String: String?], responseHeaders: HTTPHeaders) -> Bool {
+        impliedFieldNames(responseHeaders: responseHeaders).allSatisfy { stored.keys.contains($0) }
+    }
+
     /// Request fields holding credentials: a secondary key keeps a digest of their value, never
     /// the value (the disk store writes keys to its metadata files).
     static let credentialFields: Set<String> = ["authorization", "proxy-authorization", "cookie"]

@@ -355,7 +355,7 @@ final class DiskCacheStore: Sendable {
     private static func isKeyedByCurrentRule(_ entry: CacheEntry, version: Int) -> Bool {
         switch version {
         case metadataVersion: return true
-        case 1: return CacheVary.impliedFieldNames(responseHeaders: entry.headers).allSatisfy { entry.varied.keys.contains($0) }
+        case 1: return CacheVary.coversImpliedFields(entry.varied, responseHeaders: entry.headers)
         default: return false
         }
     }

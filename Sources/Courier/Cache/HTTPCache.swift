@@ -131,8 +131,15 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Replaces a stored entry's head after a 304 (less any `Set-Cookie` the 304 carried).
+    /// Replaces a stored entry's head after a 304 (less any `Set-Cookie` the 304 carried). A
+    /// 304 that makes a shared (`public`) entry non-public removes the URL's entries instead: its
+    /// key names no user, so refreshed it would be served to every one (the next request
+    /// fetches it again, keyed for its own user).
     func refresh(_ entry: CacheEntry) {
+        guard CacheVary.coversImpliedFields(entry.varied, responseHeaders: entry.headers) else {
+            remove(key: entry.key)
+            return
+        }
         let entry = Self.withoutCookies(entry)
         memory.withLock { $0.update(entry) }
         disk?.update(entry)
