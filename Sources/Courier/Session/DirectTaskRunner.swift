@@ -213,7 +213,7 @@ final class DirectTaskRunner: TaskDriver {
             let engine: HTTPEngine
             do {
                 let body = state.withLock { $0.requestBody }
-                engineRequest = try SessionBridge.engineRequest(for: request, body: body, configuration: environment.configuration)
+                engineRequest = try SessionBridge.engineRequest(for: request, body: body, environment: environment)
                 engine = try environment.engine
             } catch {
                 continuation.resume(returning: .notSent(error as? CourierError ?? .connectionLost(url: request.url, reason: "\(error)")))

@@ -32,21 +32,23 @@ enum SessionBridge {
     /// `timeoutIntervalForRequest`), the deadline the configuration's
     /// `timeoutIntervalForResource` from now.
     /// - Throws: ``CourierError/requestSerializationFailed(_:)`` when the request has no URL.
-    static func engineRequest(for request: URLRequest, body: RequestBody?, configuration: SessionConfiguration) throws -> EngineRequest {
+    static func engineRequest(for request: URLRequest, body: RequestBody?, environment: TaskEnvironment) throws -> EngineRequest {
+        // Each field read through the environment: a `SessionConfiguration` argument was copied
+        // whole (every array, dictionary and string retained and released) on each request.
         guard let url = request.url else {
             throw CourierError.requestSerializationFailed(.invalidURL(""))
         }
         let fields = request.allHTTPHeaderFields ?? [:]
         var headers = HTTPHeaders()
-        let capacity = fields.count + configuration.httpAdditionalHeaders.count
+        let capacity = fields.count + environment.configuration.httpAdditionalHeaders.count
         if capacity > 0 { headers.reserveCapacity(capacity + 1) }  // one allocation, no growth (+1: a cookie)
         for (name, value) in fields {
             headers.add(name: name, value: value)
         }
-        for (name, value) in configuration.httpAdditionalHeaders where !headers.contains(name: name) {
+        for (name, value) in environment.configuration.httpAdditionalHeaders where !headers.contains(name: name) {
             headers.add(name: name, value: value)
         }
-        if let jar = configuration.cookieJar, request.httpShouldHandleCookies, !headers.contains(name: "cookie"),
+        if let jar = environment.configuration.cookieJar, request.httpShouldHandleCookies, !headers.contains(name: "cookie"),
             let cookie = jar.cookieHeader(for: url)
         {
             headers.add(name: "Cookie", value: cookie)
@@ -54,14 +56,14 @@ enum SessionBridge {
         // `URLRequest.timeoutInterval` defaults to 60 s, so a request that kept the default
         // follows the configuration's `timeoutIntervalForRequest`; any other value wins.
         let requested = request.timeoutInterval
-        let idle = requested > 0 && requested != urlRequestDefaultTimeout ? requested : configuration.timeoutIntervalForRequest
+        let idle = requested > 0 && requested != urlRequestDefaultTimeout ? requested : environment.configuration.timeoutIntervalForRequest
         return EngineRequest(
             method: request.httpMethod ?? "GET",
             url: url,
             headers: headers,
             body: body,
             idleTimeout: timeAmount(idle) ?? .zero,  // zero: no idle timeout
-            deadline: timeAmount(configuration.timeoutIntervalForResource).map { NIODeadline.now() + $0 }
+            deadline: timeAmount(environment.configuration.timeoutIntervalForResource).map { NIODeadline.now() + $0 }
         )
     }
 

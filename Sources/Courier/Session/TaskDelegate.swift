@@ -213,7 +213,7 @@ final class TaskDelegate: TaskDriver {
         let engine: HTTPEngine
         do {
             engineRequest = try SessionBridge.engineRequest(
-                for: request, body: run.withLock { $0.body }, configuration: environment.configuration)
+                for: request, body: run.withLock { $0.body }, environment: environment)
             engine = try environment.engine
         } catch {
             complete(withResponse: false, error: error, metrics: nil)
