@@ -169,10 +169,12 @@ final class DisplayRecorder: Sendable {
                     task.cancel()
                     // The completion's update (another thread) comes in meanwhile; bound wait.
                     _ = completed.wait(timeout: .now() + 60)
-                } else if !running {
-                    completed.signal()
+                    states.withLock { $0.append(running) }
+                } else {
+                    // Recorded before the signal: the waiting first call appends right after it.
+                    states.withLock { $0.append(running) }
+                    if !running { completed.signal() }
                 }
-                states.withLock { $0.append(running) }
             }
             binding.bind(to: task)
             #expect(task.state == .completed)
