@@ -38,6 +38,34 @@ struct RequestTargetTests {
         #expect(throws: EngineError.invalidURL("http:///path")) { try RequestTarget(string: "http:///path") }
     }
 
+    /// The parse reads the URL string's own UTF-8 storage (small, heap and non-ASCII strings
+    /// alike): every form gives the host, port, target and Host header read off its bytes.
+    @Test func everyURLFormIsCutFromTheStringsOwnBytes() throws {
+        let cases: [(url: String, host: String, port: Int, target: String, hostHeader: String)] = [
+            ("http://[fe80::1%25eth0]:8080/p?q#f", "fe80::1%25eth0", 8080, "/p?q", "[fe80::1%25eth0]:8080"),
+            ("http://[::1]", "::1", 80, "/", "[::1]"),
+            ("http://us%40er:p@ss@h/x", "h", 80, "/x", "h"),
+            ("https://h?only", "h", 443, "/?only", "h"),
+            ("http://h#frag", "h", 80, "/", "h"),
+            ("http://h/#frag?x", "h", 80, "/", "h"),
+            ("http://h/\u{FC}?\u{E4}=\u{F6}#\u{DF}", "h", 80, "/\u{FC}?\u{E4}=\u{F6}", "h"),
+            ("http://b\u{FC}cher.example:81/", "b\u{FC}cher.example", 81, "/", "b\u{FC}cher.example:81"),
+            ("http://h/a?next=http://x/", "h", 80, "/a?next=http://x/", "h"),
+            ("http://h:/x", "h", 80, "/x", "h"),
+            ("http://h/" + String(repeating: "a", count: 200), "h", 80, "/" + String(repeating: "a", count: 200), "h"),
+        ]
+        for item in cases {
+            let target = try RequestTarget(string: item.url)
+            #expect(target.host == item.host, "\(item.url)")
+            #expect(target.port == item.port, "\(item.url)")
+            #expect(target.target == item.target, "\(item.url)")
+            #expect(target.hostHeader == item.hostHeader, "\(item.url)")
+        }
+        for bad in ["", "ab", "://h", "http://", "http://[::1", "http://[::1]x/", "http://h/a b", "http://h/\u{0}"] {
+            #expect(throws: EngineError.invalidURL(bad), "\(bad.debugDescription)") { try RequestTarget(string: bad) }
+        }
+    }
+
     @Test func headerInjectionIsRejected() {
         #expect(throws: EngineError.self) {
             try HeaderValidation.validate(["X-Evil": "a\r\nInjected: 1"])
