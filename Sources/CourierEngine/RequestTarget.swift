@@ -76,34 +76,33 @@ package struct RequestTarget: Sendable, Hashable {
         } else if target.utf8.first == UInt8(ascii: "?") {
             target = "/" + target
         }
-        var host: Substring
-        var portText: Substring?
-        let authority = Substring(text(authorityStart..<authorityEnd))
-        if authority.utf8.first == UInt8(ascii: "[") {
-            guard let close = authority.firstIndex(of: "]") else { throw .invalidURL(string) }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let afterClose = authority[authority.index(after: close)...]
-            if afterClose.first == ":" {
-                portText = afterClose.dropFirst()
-            } else if !afterClose.isEmpty {
+        // The authority, `[userinfo@]host[:port]` (an IPv6 host in brackets), cut by byte
+        // offsets: no Substring, no Character (grapheme) search.
+        var hostRange = authorityStart..<authorityEnd
+        var portRange: Range<Int>?
+        if authorityStart < authorityEnd, bytes[authorityStart] == UInt8(ascii: "[") {
+            guard let close = bytes[authorityStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else {
                 throw .invalidURL(string)
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
+            hostRange = (authorityStart + 1)..<close
+            if close + 1 < authorityEnd {
+                guard bytes[close + 1] == UInt8(ascii: ":") else { throw .invalidURL(string) }
+                portRange = (close + 2)..<authorityEnd
+            }
+        } else if let colon = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: ":")) {
+            hostRange = authorityStart..<colon
+            portRange = (colon + 1)..<authorityEnd
         }
-        guard !host.isEmpty else { throw .invalidURL(string) }
+        guard !hostRange.isEmpty else { throw .invalidURL(string) }
         var port = scheme.defaultPort
-        if let portText, !portText.isEmpty {
-            guard let parsed = Int(portText), (1...65535).contains(parsed) else { throw .invalidURL(string) }
+        if let portRange, !portRange.isEmpty {
+            guard let parsed = Int(text(portRange)), (1...65535).contains(parsed) else { throw .invalidURL(string) }
             port = parsed
         }
         if bytes[authorityEnd..<restEnd].contains(where: { $0 == 0x20 || $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
             throw .invalidURL(string)
         }
-        let hostString = String(host)
+        let hostString = text(hostRange)
         self.scheme = scheme
         self.host = hostString
         self.port = port
