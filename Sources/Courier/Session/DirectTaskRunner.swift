@@ -73,31 +73,32 @@ final class DirectTaskRunner: TaskDriver {
 
     var hasStarted: Bool { state.withLock { $0.machine.started } }
 
+    /// The engine task of the hop in flight, if any (tests read its pause state).
+    var engineTask: EngineTask? { state.withLock { $0.engineTask } }
+
     /// The awaiting Swift task starts the task (``exchange()``); a resume from the handle
     /// continues it after a suspension. Its post is enqueued on the ``outbox`` with the
-    /// transition and posted outside the lock (as a suspension's).
+    /// transition and posted outside the lock (as a suspension's). The engine task is resumed
+    /// or paused under the lock, with its transition (it only sets a flag and hops to its event
+    /// loop): so the transfer follows the last transition, even when another thread suspends at
+    /// the same time, or an observer of the resume suspends the task from inside the post.
     func resume() {
-        let (action, engineTask, posts) = state.withLock { state in
-            guard state.machine.started else { return (TaskStateMachine.ResumeAction.none, EngineTask?.none, false) }
-            let action = state.machine.resume(hasRequest: true)
-            if action != .none { publish(state.machine.lifecycle) }
-            let posts = action == .resumeExchange && outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } }
-            return (action, state.engineTask, posts)
+        let posts = state.withLock { state in
+            guard state.machine.started, state.machine.resume(hasRequest: true) == .resumeExchange else { return false }
+            publish(state.machine.lifecycle)
+            state.engineTask?.resume()
+            return outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } }
         }
-        guard action == .resumeExchange else { return }
         if posts { outbox.drain { environment.taskDidResume(task) } }
-        engineTask?.resume()
     }
 
     func suspend() {
-        let (suspended, engineTask, posts) = state.withLock { state in
-            let suspended = state.machine.suspend()
-            if suspended { publish(state.machine.lifecycle) }
-            let posts = suspended && outbox.enqueue { { [environment, task] in environment.taskDidSuspend(task) } }
-            return (suspended, state.engineTask, posts)
+        let posts = state.withLock { state in
+            guard state.machine.suspend() else { return false }
+            publish(state.machine.lifecycle)
+            state.engineTask?.pause()
+            return outbox.enqueue { { [environment, task] in environment.taskDidSuspend(task) } }
         }
-        guard suspended else { return }
-        engineTask?.pause()
         if posts { outbox.drain { environment.taskDidSuspend(task) } }
     }
 

@@ -134,42 +134,47 @@ final class TaskDelegate: TaskDriver {
     }
 
     /// The resume is enqueued on the ``outbox`` with the transition and posted outside the
-    /// lock (after any post enqueued before it), before the exchange starts or continues.
+    /// lock (after any post enqueued before it), before the exchange starts, after it continues.
+    /// The engine task is resumed or paused under the lock, with its transition (it only sets a
+    /// flag and hops to its event loop): so the transfer follows the last transition, even when
+    /// another thread suspends at the same time, or an observer of the resume suspends the task
+    /// from inside the post.
     func resume() {
         let current = snapshot.withLock { $0.currentRequest }
-        let (action, engineTask, posts): (TaskStateMachine.ResumeAction, EngineTask?, Bool) = run.withLock { run in
+        let (action, cachedExchange, posts): (TaskStateMachine.ResumeAction, CachedExchange?, Bool) = run.withLock { run in
             let action = run.machine.resume(hasRequest: current != nil)
             if action != .none { publish(run.machine.lifecycle) }
+            if action == .resumeExchange { run.engineTask?.resume() }
             let reported = action == .start || action == .resumeExchange
             let posts = reported && outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } }
-            return (action, run.engineTask, posts)
+            return (action, run.cachedExchange, posts)
         }
+        // A stored response being replayed continues before the post, as the engine's transfer.
+        if action == .resumeExchange { cachedExchange?.setSuspended(false) }
         if posts { outbox.drain { environment.taskDidResume(task) } }
         switch action {
         case .start:
             if let current { startFirstAttempt(current) }  // adapted first when an interceptor applies (InterceptedExchange)
-        case .resumeExchange:
-            engineTask?.resume()
-            run.withLock { $0.cachedExchange }?.setSuspended(false)
         case .failInvalidated:
             complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
-        case .none:
+        case .resumeExchange, .none:
             break
         }
     }
 
     /// The suspension is enqueued on the ``outbox`` with the transition and posted outside the
-    /// lock once the exchange is paused.
+    /// lock once the exchange is paused (the engine task under the lock, as in ``resume()``).
     func suspend() {
-        let (suspended, engineTask, posts): (Bool, EngineTask?, Bool) = run.withLock { run in
+        let (suspended, cachedExchange, posts): (Bool, CachedExchange?, Bool) = run.withLock { run in
             let suspended = run.machine.suspend()
-            if suspended { publish(run.machine.lifecycle) }
-            let posts = suspended && outbox.enqueue { { [environment, task] in environment.taskDidSuspend(task) } }
-            return (suspended, run.engineTask, posts)
+            guard suspended else { return (false, nil, false) }
+            publish(run.machine.lifecycle)
+            run.engineTask?.pause()
+            let posts = outbox.enqueue { { [environment, task] in environment.taskDidSuspend(task) } }
+            return (true, run.cachedExchange, posts)
         }
         guard suspended else { return }
-        engineTask?.pause()
-        run.withLock { $0.cachedExchange }?.setSuspended(true)
+        cachedExchange?.setSuspended(true)
         if posts { outbox.drain { environment.taskDidSuspend(task) } }
     }
 
