@@ -2,6 +2,13 @@ public import Foundation
 
 /// AFNetworking's notification names, with their exact string values, posted on
 /// `NotificationCenter.default`.
+///
+/// One task's resume, suspend and completion notifications arrive in the order of the state
+/// changes that caused them, never while the task's lock is held (an observer may call the task
+/// back). When two threads post for the same task at once, the second one's notification is
+/// handed to the first and posted by it, after the one it is posting: so an observer must not
+/// block inside one of a task's notifications waiting for a later one of the same task (that
+/// one waits behind it). Different tasks' notifications are not ordered with each other.
 extension Notification.Name {
     /// A task was resumed (object: the task). `AFNetworkingTaskDidResumeNotification`.
     public static let courierTaskDidResume = Notification.Name("com.alamofire.networking.task.resume")
