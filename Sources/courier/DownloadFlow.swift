@@ -57,6 +57,7 @@ struct DownloadFlow {
         }
         let bar = DownloadProgressBar(initialBytes: initialOffset)
         let requestURL = request.url
+        let picked = Mutex<URL?>(nil)  // the name taken without -o (see uniqueURL)
         let exchange = await ExchangeRunner.download(
             request, resumeData: resumeData, with: manager,
             progress: { done, total in bar.update(done: done, total: total) },
@@ -69,8 +70,14 @@ struct DownloadFlow {
                 // Resuming FILE in place, a 2xx that is not the range (not written to FILE) never replaces FILE.
                 if inPlace, temporary.standardizedFileURL != partialURL.standardizedFileURL { return temporary }
                 if let outputURL { return outputURL }
-                return Self.uniqueURL(for: Self.suggestedFileName(response: response, url: requestURL))
+                let pick = Self.uniqueURL(for: Self.suggestedFileName(response: response, url: requestURL))
+                picked.withLock { $0 = pick }
+                return pick
             })
+        // A name taken for the file that did not end up there (the move failed) is given back.
+        if let pick = picked.withLock({ $0 }), exchange.fileURL?.standardizedFileURL != pick.standardizedFileURL {
+            Self.removeUnusedPlaceholder(pick)
+        }
         if let error = exchange.error {
             cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL, response: exchange.response)
             if inPlace, let error = error as? CourierError, case .invalidResumeResponse = error {
@@ -201,15 +208,33 @@ struct DownloadFlow {
         DownloadFileName.name(disposition: response.value(forHTTPHeaderField: "Content-Disposition"), lastPathComponent: url?.lastPathComponent)
     }
 
-    /// `name`, or `name-1`, `name-2`, ... in the current directory: never overwrites a file.
-    static func uniqueURL(for name: String) -> URL {
-        let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    /// `name`, or `name-1`, `name-2`, ... in `directory` (default: the current one), taken at once:
+    /// created empty with `O_EXCL`, so that another courier ending at the same moment picks the
+    /// next name instead of the same one (the library renames the finished file onto the pick,
+    /// replacing a regular file: a pick only checked for existence let the second rename replace
+    /// the first download). Never overwrites anything: an existing file, folder or link (even a
+    /// dangling one) is skipped. If the folder can't be written, the first free name is returned
+    /// uncreated and the move reports the problem.
+    static func uniqueURL(for name: String, in directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) -> URL {
         var candidate = directory.appendingPathComponent(name)
         var counter = 1
-        while FileManager.default.fileExists(atPath: candidate.path) || fileType(candidate) != nil {
+        while true {
+            let descriptor = open(candidate.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0o644)
+            if descriptor >= 0 {
+                close(descriptor)
+                return candidate
+            }
+            guard errno == EEXIST else { return candidate }
             candidate = directory.appendingPathComponent("\(name)-\(counter)")
             counter += 1
         }
-        return candidate
+    }
+
+    /// Removes `url` if it is still an empty regular file (a name picked for a download that was
+    /// not moved there).
+    static func removeUnusedPlaceholder(_ url: URL) {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 else { return }
+        unlink(url.path)
     }
 }
