@@ -143,6 +143,7 @@ public struct EngineMetrics: Sendable, Equatable {
         return storage
     }
 
+    /// Whether both hold the same values (every property compared; the box shared is a shortcut).
     public static func == (lhs: EngineMetrics, rhs: EngineMetrics) -> Bool {
         lhs.storage === rhs.storage || lhs.storage.values == rhs.storage.values
     }
