@@ -30,7 +30,10 @@ struct CachedBodyReplayTests {
     }
 
     /// Replays the stored response for http://h/big after `change` ran on its open body file.
-    private static func replay(changing change: (URL) throws -> Void) throws -> (bytes: Int, last: EngineEvent?) {
+    /// `pumped`: with a delivery attached, as every session task has, so the chunks after the
+    /// first are read by the pump off the caller's thread (the path a session takes); without
+    /// one, everything is read at once on the calling thread.
+    private static func replay(pumped: Bool, changing change: (URL) throws -> Void) async throws -> (bytes: Int, last: EngineEvent?) {
         let (cache, directory, body) = try storedLargeBody()
         defer { try? FileManager.default.removeItem(at: directory) }
         var request = EngineRequest(url: try #require(URL(string: "http://h/big")))
@@ -40,7 +43,18 @@ struct CachedBodyReplayTests {
         }
         try change(body)
         let events = Mutex<[EngineEvent]>([])
-        exchange.replay { event in events.withLock { $0.append(event) } }
+        let record: @Sendable (EngineEvent) -> Void = { event in events.withLock { $0.append(event) } }
+        if pumped { exchange.attach(deliver: record) }
+        exchange.replay(to: record)
+        let ended = {
+            events.withLock { all -> Bool in
+                switch all.last {
+                case .finished?, .failed?: return true
+                default: return false
+                }
+            }
+        }
+        try await eventually(ended)
         let all = events.withLock { $0 }
         let bytes = all.reduce(0) { total, event in
             if case .bodyPart(let part) = event { return total + part.readableBytes }
@@ -49,8 +63,9 @@ struct CachedBodyReplayTests {
         return (bytes, all.last)
     }
 
-    @Test func aBodyFileTruncatedWhileServedEndsWithAnError() throws {
-        let (bytes, last) = try Self.replay { body in
+    @Test(arguments: [true, false])
+    func aBodyFileTruncatedWhileServedEndsWithAnError(pumped: Bool) async throws {
+        let (bytes, last) = try await Self.replay(pumped: pumped) { body in
             #expect(truncate(body.path, 100_000) == 0)
         }
         #expect(bytes <= 100_000)
@@ -61,8 +76,9 @@ struct CachedBodyReplayTests {
         #expect(reason.contains("300000") || reason.contains("300,000"), "\(reason)")
     }
 
-    @Test func aBodyFileThatGrewWhileServedSendsOnlyItsLength() throws {
-        let (bytes, last) = try Self.replay { body in
+    @Test(arguments: [true, false])
+    func aBodyFileThatGrewWhileServedSendsOnlyItsLength(pumped: Bool) async throws {
+        let (bytes, last) = try await Self.replay(pumped: pumped) { body in
             let handle = try FileHandle(forWritingTo: body)
             try handle.seekToEnd()
             try handle.write(contentsOf: Data(repeating: 0xEE, count: 50_000))
