@@ -2,11 +2,6 @@ import CourierEngine
 import Dispatch
 public import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Watches Linux's memory-pressure signals and tells its handlers (``AutoPurgingImageCache``
 /// registers itself), the Linux stand-in for `UIApplicationDidReceiveMemoryWarningNotification`.
@@ -119,17 +114,12 @@ public final class MemoryPressureMonitor: Sendable {
     }
 
     /// The text of the regular file at `path` (its first 64 KiB); nil for anything else. The
-    /// path is the caller's: what it names is learnt before it is opened (``FileStatus``;
-    /// opening a FIFO releases a writer blocked on it, a device's open may act), and checked
-    /// again on the descriptor (opened without waiting) in case it was swapped in between.
+    /// path is the caller's: it is opened only as a regular file (``RegularFile``: a FIFO or a
+    /// device is never opened, one swapped in meanwhile is never read).
     private static func read(_ path: String) -> String? {
-        guard case .regular = FileStatus(path: path) else { return nil }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        guard let opened = try? RegularFile.open(path) else { return nil }
+        let handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         // These files are a few hundred bytes; 64 KiB bounds a strange one.
         guard let data = try? handle.read(upToCount: 64 * 1024) else { return nil }
         return String(decoding: data, as: UTF8.self)
