@@ -129,7 +129,7 @@ final class CachedExchange: Sendable {
         case .data(let data):
             var offset = data.startIndex
             while offset < data.endIndex {
-                let end = data.index(offset, offsetBy: Self.chunkSize, limitedBy: data.endIndex) ?? data.endIndex
+                let end = data.index(offset, offsetBy: StoredBodyReader.chunkSize, limitedBy: data.endIndex) ?? data.endIndex
                 handle(.bodyPart(ByteBuffer(bytes: data[offset..<end])))
                 offset = end
             }
@@ -157,7 +157,7 @@ final class CachedExchange: Sendable {
             }
             // No delivery attached (or nothing more to read): read it here, at once.
             var step = first
-            while case .chunk = step, !reader.isDone {
+            while case .chunk = step {
                 step = reader.next()
                 if case .chunk(let data) = step { handle(.bodyPart(ByteBuffer(bytes: data))) }
             }
@@ -172,8 +172,6 @@ final class CachedExchange: Sendable {
             }
         }
     }
-
-    private static let chunkSize = 64 << 10
 
     // MARK: - The pump (stored body files)
 
@@ -252,7 +250,7 @@ final class CachedExchange: Sendable {
                     pump.running = false
                     return .stop
                 }
-                let next = reader.isDone ? .end : reader.next()
+                let next = reader.next()
                 pump.reader = reader
                 if case .chunk(let data) = next {
                     return .send(.bodyPart(ByteBuffer(bytes: data)), deliver, last: false)

@@ -17,6 +17,8 @@ struct StoredBodyReader {
         case failed(EngineError)
     }
 
+    /// The most one chunk of a replayed body holds (64 KiB), whether the body is in a file or
+    /// in memory.
     static let chunkSize = 64 << 10
 
     private let file: FileHandle
