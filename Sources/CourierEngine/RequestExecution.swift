@@ -25,8 +25,6 @@ final class RequestExecution: Sendable {
         var readingPaused = false
         var uploadPaused = false
         var attempts = 0
-        /// The exchange's metrics, once one ended (nil: only ``fetchStart`` is known).
-        var metrics: EngineMetrics?
         /// The caller's event closure; dropped after the terminal event so that callers that
         /// hold their task (and so this execution) from inside the closure don't leak.
         var onEvent: EventSink?
@@ -128,16 +126,15 @@ final class RequestExecution: Sendable {
     /// Delivers the terminal event, once. Returns false if one was already delivered.
     @discardableResult
     func finish(_ result: Result<Void, EngineError>, metrics: EngineMetrics?) -> Bool {
-        let delivery: (EngineMetrics?, EventSink)? = state.withLock { state in
+        let delivery: EventSink? = state.withLock { state in
             if case .finished = state.phase { return nil }
             state.phase = .finished
-            if let metrics { state.metrics = metrics }
-            guard let onEvent = state.onEvent else { return nil }
-            state.onEvent = nil
-            return (state.metrics, onEvent)
+            defer { state.onEvent = nil }
+            return state.onEvent
         }
-        guard let (knownMetrics, onEvent) = delivery else { return false }
-        let finalMetrics = knownMetrics ?? EngineMetrics(fetchStart: fetchStart)
+        guard let onEvent = delivery else { return false }
+        // No exchange's metrics (it never reached a connection): what is known, the start.
+        let finalMetrics = metrics ?? EngineMetrics(fetchStart: fetchStart)
         switch result {
         case .success:
             onEvent.deliver(.finished(finalMetrics))
