@@ -527,9 +527,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             // connection, which fails the request. (No promise: it cost four allocations per
             // request. An HTTP/2 stream can fail a write without closing, so it keeps one.)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            exchange.metrics.requestEnd = Date()
-            exchange.lastActivity = .now()
-            perform(stateMachine.requestBodySent())
+            requestSent(exchange)
             return
         }
         let promise = context.eventLoop.makePromise(of: Void.self)
@@ -539,10 +537,15 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             if exchange.execution.request.body != nil {
                 self.reportUploadProgress(exchange, now: .now(), final: true)
             }
-            exchange.metrics.requestEnd = Date()
-            exchange.lastActivity = .now()
-            self.perform(self.stateMachine.requestBodySent())
+            self.requestSent(exchange)
         }
+    }
+
+    /// The request's last byte is written (or, without a body, handed to the channel).
+    private func requestSent(_ exchange: Exchange) {
+        exchange.metrics.requestEnd = Date()
+        exchange.lastActivity = .now()
+        perform(stateMachine.requestBodySent())
     }
 
     /// Tells the body's pipe whether the connection takes more (writable, not paused), and
