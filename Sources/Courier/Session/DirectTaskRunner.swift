@@ -42,10 +42,15 @@ final class DirectTaskRunner: TaskDriver {
         /// The body of the final response, gathered. (Its head, URL and the last hop's metrics
         /// are on the task's snapshot, as a TaskDelegate's: a redirect's head is never kept.)
         var data = Data()
-        /// The awaiting Swift task, while a hop runs. Resumed exactly once: ``exchangeEnded(error:metrics:)``
-        /// takes it out under the lock (unsafe: the checked form allocates a box per hop).
-        var waiter: UnsafeContinuation<HopResult, Never>?
-        /// What the hop ended with, kept for the resume that ``exchangeEnded(error:metrics:)`` queued.
+        /// The awaiting Swift task, while a hop runs (unsafe: the checked form allocates a box
+        /// per hop). Resumed exactly once: ``resumeWaiter()`` takes it out under the lock.
+        var waiter: Waiter?
+    }
+
+    /// The Swift task awaiting a hop, and what the hop ended with once it did (kept for the
+    /// resume ``exchangeEnded(error:metrics:)`` queued).
+    private struct Waiter {
+        let continuation: UnsafeContinuation<HopResult, Never>
         var endedWith: TaskStateMachine.EndAction?
     }
 
@@ -220,7 +225,7 @@ final class DirectTaskRunner: TaskDriver {
                 continuation.resume(returning: .notSent(error as? CourierError ?? .connectionLost(url: request.url, reason: "\(error)")))
                 return
             }
-            state.withLock { $0.waiter = continuation }
+            state.withLock { $0.waiter = Waiter(continuation: continuation) }
             let engineTask = engine.execute(engineRequest) { [self] event in
                 self.handle(event, request: request)
             }
@@ -351,7 +356,7 @@ final class DirectTaskRunner: TaskDriver {
             state.engineTask = nil
             if case .sendNextHop = action { state.data = Data() }
             guard state.waiter != nil else { return false }
-            state.endedWith = action
+            state.waiter?.endedWith = action
             return true
         }
         // The closure captures only `self`: no context to allocate per hop.
@@ -361,13 +366,12 @@ final class DirectTaskRunner: TaskDriver {
     /// Resumes the awaiting Swift task with what its hop ended with (queued by ``exchangeEnded(error:metrics:)``).
     private func resumeWaiter() {
         let taken: (UnsafeContinuation<HopResult, Never>, TaskStateMachine.EndAction)? = state.withLock { state in
-            guard let waiter = state.waiter, let action = state.endedWith else { return nil }
+            guard let waiter = state.waiter, let action = waiter.endedWith else { return nil }
             state.waiter = nil
-            state.endedWith = nil
-            return (waiter, action)
+            return (waiter.continuation, action)
         }
-        guard let (waiter, action) = taken else { return }
-        waiter.resume(returning: .ended(action))
+        guard let (continuation, action) = taken else { return }
+        continuation.resume(returning: .ended(action))
     }
 }
 
