@@ -431,6 +431,52 @@ import FoundationNetworking
             #expect(path == url.path)
         }
     }
+
+    /// A file part is sent as exactly the length `appendPart` measured: a file that shrank
+    /// since ends the body with a typed error naming the shortfall (never a short part under a
+    /// longer Content-Length), and one that grew has only its first bytes sent, in all three
+    /// producers.
+    @Test(arguments: ["data", "buffers", "inputStream"])
+    func aFilePartThatChangedSizeIsSentAsMeasured(producer: String) async throws {
+        let original = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        let url = try Self.temporaryFile(original, name: "changing.bin")
+        let form = MultipartFormData(boundary: "B")
+        try form.appendPart(fileURL: url, name: "file")
+        let expected = try await Self.body(of: form)
+        func produce() async -> (body: Data, error: (any Error)?) {
+            var body = Data()
+            do {
+                switch producer {
+                case "data": try await form.writeBody(into: { (chunk: Data) in body.append(chunk) })
+                case "buffers": try await form.writeBody(intoBuffers: { body.append(contentsOf: $0.readableBytesView) })
+                default:
+                    let stream = form.makeInputStream()
+                    let (collected, _, finished) = Self.drain(stream)
+                    return (collected, finished ? nil : stream.streamError ?? CourierError.requestSerializationFailed(.bodyStreamFailed("")))
+                }
+            } catch {
+                return (body, error)
+            }
+            return (body, nil)
+        }
+
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0xEE, count: 70_000))
+        let grown = await produce()
+        #expect(grown.error == nil, "\(producer): \(String(describing: grown.error))")
+        #expect(grown.body == expected, "\(producer): the grown file's extra bytes were sent")
+
+        try handle.truncate(atOffset: 150_000)
+        try handle.close()
+        let shrunk = await produce()
+        #expect(shrunk.body.count < expected.count)
+        guard case .requestSerializationFailed(.bodyStreamFailed(let reason)) = shrunk.error as? CourierError else {
+            Issue.record("\(producer): expected bodyStreamFailed, got \(String(describing: shrunk.error))")
+            return
+        }
+        #expect(reason.contains("ended 50000 bytes"), "\(producer): the reason names the 50000 missing bytes: \(reason)")
+    }
 }
 
 /// Opens a FIFO's writing end after a delay, once, if a reader is blocked on it by then (and

@@ -46,58 +46,34 @@ enum MultipartFileReader {
         }
     }
 
-    /// Reads `length` bytes of a file in chunks; a file that shrank fails.
-    static func read(
-        atPath path: String, length: Int64, chunkSize: Int, into sink: (Data) async throws -> Void
+    /// Reads `length` bytes of the file at `path` in chunks of at most `chunkSize`, each read by
+    /// ``MultipartChunk/read(from:count:)`` on NIO's thread pool; a file that shrank fails.
+    static func read<Chunk: MultipartChunk>(
+        atPath path: String, length: Int64, chunkSize: Int, into sink: (Chunk) async throws -> Void
     ) async throws {
         let (handle, _) = try open(path)
         defer { try? handle.close() }
         var remaining = length
         while remaining > 0 {
-            let chunk: Data
             let count = Int(min(Int64(chunkSize), remaining))
+            let chunk: Chunk
             do {
                 // On NIO's thread pool: a disk read never holds a thread of the cooperative pool.
-                chunk = try await BlockingRead.onThreadPool { try handle.read(upToCount: count) ?? Data() }
+                chunk = try await BlockingRead.onThreadPool { try Chunk.read(from: handle, count: count) }
             } catch {
                 throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
             }
-            guard !chunk.isEmpty else {
+            guard chunk.byteCount > 0 else {
                 throw CourierError.requestSerializationFailed(.bodyStreamFailed("\(path) ended \(remaining) bytes early"))
             }
-            remaining -= Int64(chunk.count)
+            remaining -= Int64(chunk.byteCount)
             try await sink(chunk)
         }
     }
 
-    /// ``read(atPath:length:chunkSize:into:)`` into `ByteBuffer`s: each chunk is read by
-    /// read(2) straight into the buffer handed on.
-    static func readBuffers(
-        atPath path: String, length: Int64, chunkSize: Int, into sink: (ByteBuffer) async throws -> Void
-    ) async throws {
-        let (handle, _) = try open(path)
-        defer { try? handle.close() }
-        let descriptor = handle.fileDescriptor
-        var remaining = length
-        while remaining > 0 {
-            let count = Int(min(Int64(chunkSize), remaining))
-            let chunk: ByteBuffer
-            do {
-                // On NIO's thread pool: a disk read never holds a thread of the cooperative pool.
-                chunk = try await BlockingRead.onThreadPool { try Self.readChunk(descriptor, count: count) }
-            } catch {
-                throw CourierError.requestSerializationFailed(.bodyStreamFailed("reading \(path): \(error)"))
-            }
-            guard chunk.readableBytes > 0 else {
-                throw CourierError.requestSerializationFailed(.bodyStreamFailed("\(path) ended \(remaining) bytes early"))
-            }
-            remaining -= Int64(chunk.readableBytes)
-            try await sink(chunk)
-        }
-    }
-
-    /// Up to `count` bytes from `descriptor` (fewer only at its end), read into a new buffer.
-    private static func readChunk(_ descriptor: Int32, count: Int) throws -> ByteBuffer {
+    /// Up to `count` bytes from `descriptor` (fewer only at its end), read by read(2) straight
+    /// into a new buffer.
+    static func readBuffer(_ descriptor: Int32, count: Int) throws -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: count)
         while buffer.readableBytes < count {
             var failure: Int32 = 0

@@ -262,7 +262,7 @@ public final class MultipartFormData: Sendable {
     }
 
     /// ``writeBody(into:)`` for any chunk type: file parts are read as `Chunk`s
-    /// (``MultipartChunk/readFile(atPath:length:chunkSize:into:)``); everything else is made
+    /// (``MultipartFileReader/read(atPath:length:chunkSize:into:)``); everything else is made
     /// from `Data`.
     func produceBody<Chunk: MultipartChunk>(into sink: (Chunk) async throws -> Void) async throws {
         let (parts, packetSize, delay) = state.withLock { ($0.parts, $0.packetSize, $0.delay) }
@@ -297,7 +297,7 @@ public final class MultipartFormData: Sendable {
             func countedData(_ data: Data) async throws { try await counted(Chunk(data)) }
             switch part.source {
             case .data(let data): try await countedData(data)
-            case .file(let path): try await Chunk.readFile(atPath: path, length: part.length, chunkSize: Self.chunkSize, into: counted)
+            case .file(let path): try await MultipartFileReader.read(atPath: path, length: part.length, chunkSize: Self.chunkSize, into: counted)
             case .inputStream(let box): try await box.read(chunkSize: Self.chunkSize, into: countedData)
             case .produced(let produce): try await produce(countedData)
             }
@@ -381,21 +381,21 @@ public final class MultipartFormData: Sendable {
 
 /// A chunk of a multipart body: `Data` for ``MultipartFormData/writeBody(into:)``, a
 /// `ByteBuffer` for ``MultipartFormData/makeRequestBody()`` (file parts read straight into it).
-protocol MultipartChunk {
+protocol MultipartChunk: Sendable {
     /// The chunk holding `data`'s bytes.
     init(_ data: Data)
     var byteCount: Int { get }
     /// The bytes at `range` (offsets from the chunk's start), without a copy where possible.
     func bytes(_ range: Range<Int>) -> Self
-    /// Reads `length` bytes of the file at `path` in chunks of at most `chunkSize` into `sink`.
-    static func readFile(atPath path: String, length: Int64, chunkSize: Int, into sink: (Self) async throws -> Void) async throws
+    /// Up to `count` bytes read from `file` (fewer only at its end; none at its end). Blocking.
+    static func read(from file: FileHandle, count: Int) throws -> Self
 }
 
 extension Data: MultipartChunk {
     var byteCount: Int { count }
 
-    static func readFile(atPath path: String, length: Int64, chunkSize: Int, into sink: (Data) async throws -> Void) async throws {
-        try await MultipartFileReader.read(atPath: path, length: length, chunkSize: chunkSize, into: sink)
+    static func read(from file: FileHandle, count: Int) throws -> Data {
+        try file.read(upToCount: count) ?? Data()
     }
 
     func bytes(_ range: Range<Int>) -> Data {
@@ -408,10 +408,8 @@ extension ByteBuffer: MultipartChunk {
 
     var byteCount: Int { readableBytes }
 
-    static func readFile(
-        atPath path: String, length: Int64, chunkSize: Int, into sink: (ByteBuffer) async throws -> Void
-    ) async throws {
-        try await MultipartFileReader.readBuffers(atPath: path, length: length, chunkSize: chunkSize, into: sink)
+    static func read(from file: FileHandle, count: Int) throws -> ByteBuffer {
+        try MultipartFileReader.readBuffer(file.fileDescriptor, count: count)
     }
 
     func bytes(_ range: Range<Int>) -> ByteBuffer {
