@@ -70,9 +70,8 @@ struct MemoryCacheStore {
 
     /// Removes the variant of `key` with secondary key `varied`.
     mutating func remove(_ key: String, varied: [String: String?]) {
-        guard var variants = items[key], let index = variants.firstIndex(where: { $0.entry.varied == varied }) else { return }
-        usage -= variants.remove(at: index).cost
-        items[key] = variants.isEmpty ? nil : variants
+        guard let index = items[key]?.firstIndex(where: { $0.entry.varied == varied }) else { return }
+        remove(key: key, at: index)
     }
 
     /// Removes every variant of `key`.
