@@ -46,4 +46,23 @@ struct TerminalEscapeCLITests {
         #expect(!run.output.unicodeScalars.contains { (0x80..<0xA0).contains($0.value) }, "\(run)")
         #expect(run.output.contains("X-Evil: a\\u{9B}2Jb\nX-Tab: a\tb\n"), "\(run)")
     }
+
+    /// The engine keeps a server's own phrase only when it is visible ASCII, space and tab
+    /// (StatusLineReasonPhrase): one with a C1 control or ESC is shown as the standard phrase,
+    /// in the printed head and in `--check-status`'s warning alike.
+    @Test("a reason phrase with a C1 control or ESC is never printed; the standard phrase is, on stdout and in --check-status's warning")
+    func aReasonPhraseWithControlsIsNeverPrinted() async throws {
+        let server = try await HostileServer.start(
+            .answer(status: "404 Not\u{9B}2J\u{1B}]0;pwned\u{07}Found\tx", headers: ["Content-Length: 2"], body: "no"))
+        defer { Task { try await server.shutdown() } }
+        let run = try await CourierProcess.run(["--check-status", "-p", "h", "http://127.0.0.1:\(server.port)/"])
+        #expect(run.status == 4, "\(run)")
+        let isControl = { (scalar: Unicode.Scalar) in
+            scalar.value < 0x20 && scalar != "\n" && scalar != "\t" || (0x7F..<0xA0).contains(scalar.value)
+        }
+        #expect(!run.output.unicodeScalars.contains(where: isControl), "\(run)")
+        #expect(!run.errors.unicodeScalars.contains(where: isControl), "\(run)")
+        #expect(run.output.hasPrefix("HTTP/1.1 404 Not Found\n"), "\(run)")
+        #expect(run.errors.contains("warning: HTTP 404 Not Found\n"), "\(run)")
+    }
 }
