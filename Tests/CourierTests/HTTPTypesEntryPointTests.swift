@@ -183,4 +183,23 @@ struct HTTPTypesEntryPointTests {
             #expect(slideshow.status == .ok)
         }
     }
+
+    @Test("a typed call's failure carries the task's own HTTPURLResponse, made once")
+    func aFailureCarriesTheTasksResponse() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let completed = Completed()
+            completed.attach(to: manager)
+            do {
+                _ = try await manager.response(for: URLRequest(url: server.sessionURL("/status/404")), serializer: HTTPResponseSerializer())
+                Issue.record("a 404 passed validation")
+            } catch let error as CourierError {
+                let task = try #require(completed.tasks.withLock { $0.first })
+                let response = try #require(error.response)
+                #expect(response.statusCode == 404)
+                #expect(response === task.response, "the error's response is another object than task.response")
+            }
+            #expect(completed.responsesBuilt == [1])
+        }
+    }
 }

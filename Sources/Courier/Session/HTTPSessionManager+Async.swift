@@ -494,7 +494,7 @@ extension URLSessionManager.HeadOnlyOutcome {
     /// `HTTPURLResponse` is made only then, for the error).
     func validateStatus() throws {
         guard !(200..<300).contains(Int(head.status.code)) else { return }
-        try HTTPResponseSerializer().validate(ResponseHeadBridge.makeResponse(head, url: url), data: data)
+        try HTTPResponseSerializer().validate(response, data: data)
     }
 
     /// What `serializer` makes of the body: a built-in serializer reads the head (an
@@ -503,15 +503,14 @@ extension URLSessionManager.HeadOnlyOutcome {
     func serialized<S: ResponseSerializer>(by serializer: S) throws -> S.Output {
         // A built-in serializer reads the head: an HTTPURLResponse is made only for an error.
         if let builtIn = serializer as? any InputSerializing {
-            let (head, url) = (self.head, self.url)
-            let once = ResponseMadeOnce(head: head, url: url)
-            if let input = ResponseHeadBridge.serializerInput(head, url: url, response: { once.response }),
+            let task = self.task
+            if let input = ResponseHeadBridge.serializerInput(head, url: url, response: { task.response }),
                 let output = try builtIn.responseObject(for: input, data: data, as: S.Output.self)
             {
                 return output
             }
         }
-        let response = ResponseHeadBridge.makeResponse(head, url: url)
+        let response = self.response
         do {
             return try serializer.responseObject(for: response, data: data)
         } catch let error as CourierError {

@@ -102,6 +102,13 @@ extension URLSessionManager {
         var head: HTTPResponseHead
         var url: URL
         var metrics: EngineMetrics?
+        /// The task that ran: its ``SessionTask/response`` is the `HTTPURLResponse` of `head`,
+        /// made on first use and kept, which an error (or a serializer of the caller's) is given.
+        var task: SessionTask
+
+        /// The response as an `HTTPURLResponse`: the task's, made once, the same object
+        /// `task.response` returns.
+        var response: HTTPURLResponse? { task.response }
 
         func typed<Value: Sendable>(_ value: Value) throws -> HTTPTypesResponse<Value> {
             try HTTPTypesResponse(value: value, head: head, url: url, metrics: metrics)
@@ -116,7 +123,7 @@ extension URLSessionManager {
             {
                 return value
             }
-            let response = ResponseHeadBridge.makeResponse(head, url: url)
+            let response = self.response
             let result = DecodableResponseSerializer<T>(makeDecoder: makeDecoder).serializeResponse(response, data: data)
             if let error = result.error { throw error }
             guard let decoded = result.object, let value = decoded else {
@@ -166,7 +173,7 @@ extension URLSessionManager {
         guard let head, let url else {
             throw CourierError.connectionLost(url: request.url, reason: "no response")
         }
-        return HeadOnlyOutcome(data: data, head: head, url: url, metrics: metrics)
+        return HeadOnlyOutcome(data: data, head: head, url: url, metrics: metrics, task: task)
     }
 
     /// ``runHeadOnly(_:interceptor:registered:)`` on a ``DirectTaskRunner``: the same task,
@@ -183,7 +190,7 @@ extension URLSessionManager {
         guard let head = ended.head, let url = ended.url else {
             throw CourierError.connectionLost(url: request.url, reason: "no response")
         }
-        return HeadOnlyOutcome(data: ended.data, head: head, url: url, metrics: ended.metrics)
+        return HeadOnlyOutcome(data: ended.data, head: head, url: url, metrics: ended.metrics, task: task)
     }
 }
 

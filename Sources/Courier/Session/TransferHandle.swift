@@ -70,7 +70,7 @@ extension TransferHandle where Value == Data {
     public func decoded<T: Decodable & Sendable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws
         -> HTTPTypesResponse<T>
     {
-        let outcome = try await completion.wait(cancelling: task).get().headOnly
+        let outcome = try await completion.wait(cancelling: task).get().headOnly(of: task)
         return try outcome.typed(outcome.decode(type, makeDecoder: { decoder }))
     }
 
@@ -78,7 +78,7 @@ extension TransferHandle where Value == Data {
     /// `HTTPURLResponse` made for it).
     /// - Throws: the transfer's error, or the serializer's.
     public func serialized<S: ResponseSerializer>(by serializer: S) async throws -> HTTPTypesResponse<S.Output> {
-        let outcome = try await completion.wait(cancelling: task).get().headOnly
+        let outcome = try await completion.wait(cancelling: task).get().headOnly(of: task)
         return try outcome.typed(outcome.serialized(by: serializer))
     }
 }
@@ -209,8 +209,8 @@ final class TransferCompletion<Value: Sendable>: Sendable {
 }
 
 extension TransferCompletion.Outcome where Value == Data {
-    /// The outcome as the head-only path's, for decoding or serializing.
-    var headOnly: URLSessionManager.HeadOnlyOutcome {
-        URLSessionManager.HeadOnlyOutcome(data: value, head: head, url: url, metrics: metrics)
+    /// The outcome of `task` as the head-only path's, for decoding or serializing.
+    func headOnly(of task: SessionTask) -> URLSessionManager.HeadOnlyOutcome {
+        URLSessionManager.HeadOnlyOutcome(data: value, head: head, url: url, metrics: metrics, task: task)
     }
 }
