@@ -92,9 +92,9 @@ final class DirectTaskRunner: TaskDriver {
             guard state.machine.started, state.machine.resume(hasRequest: true) == .resumeExchange else { return false }
             publish(state.machine.lifecycle)
             state.engineTask?.resume()
-            return outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } }
+            return environment.enqueue(.resume, of: task, on: outbox)
         }
-        if posts { outbox.drain { environment.taskDidResume(task) } }
+        if posts { environment.post(.resume, of: task, through: outbox) }
     }
 
     func suspend() {
@@ -102,9 +102,9 @@ final class DirectTaskRunner: TaskDriver {
             guard state.machine.suspend() else { return false }
             publish(state.machine.lifecycle)
             state.engineTask?.pause()
-            return outbox.enqueue { { [environment, task] in environment.taskDidSuspend(task) } }
+            return environment.enqueue(.suspend, of: task, on: outbox)
         }
-        if posts { outbox.drain { environment.taskDidSuspend(task) } }
+        if posts { environment.post(.suspend, of: task, through: outbox) }
     }
 
     /// Cancels the exchange in flight; between hops, the next one starts cancelled (see
@@ -154,9 +154,9 @@ final class DirectTaskRunner: TaskDriver {
         let (start, posts) = state.withLock { state in
             let action = state.machine.resume(hasRequest: current != nil)
             if action != .none { publish(state.machine.lifecycle) }
-            return (action, action == .start && outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } })
+            return (action, action == .start && environment.enqueue(.resume, of: task, on: outbox))
         }
-        if posts { outbox.drain { environment.taskDidResume(task) } }
+        if posts { environment.post(.resume, of: task, through: outbox) }
         guard start == .start, let current else { return nil }
         return current
     }

@@ -146,12 +146,12 @@ final class TaskDelegate: TaskDriver {
             if action != .none { publish(run.machine.lifecycle) }
             if action == .resumeExchange { run.engineTask?.resume() }
             let reported = action == .start || action == .resumeExchange
-            let posts = reported && outbox.enqueue { { [environment, task] in environment.taskDidResume(task) } }
+            let posts = reported && environment.enqueue(.resume, of: task, on: outbox)
             return (action, run.cachedExchange, posts)
         }
         // A stored response being replayed continues before the post, as the engine's transfer.
         if action == .resumeExchange { cachedExchange?.setSuspended(false) }
-        if posts { outbox.drain { environment.taskDidResume(task) } }
+        if posts { environment.post(.resume, of: task, through: outbox) }
         switch action {
         case .start:
             if let current { startFirstAttempt(current) }  // adapted first when an interceptor applies (InterceptedExchange)
@@ -170,12 +170,12 @@ final class TaskDelegate: TaskDriver {
             guard suspended else { return (false, nil, false) }
             publish(run.machine.lifecycle)
             run.engineTask?.pause()
-            let posts = outbox.enqueue { { [environment, task] in environment.taskDidSuspend(task) } }
+            let posts = environment.enqueue(.suspend, of: task, on: outbox)
             return (true, run.cachedExchange, posts)
         }
         guard suspended else { return }
         cachedExchange?.setSuspended(true)
-        if posts { outbox.drain { environment.taskDidSuspend(task) } }
+        if posts { environment.post(.suspend, of: task, through: outbox) }
     }
 
     func cancel() {

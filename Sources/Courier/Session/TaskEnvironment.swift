@@ -84,17 +84,36 @@ final class TaskEnvironment: Sendable {
 
     // MARK: - Reporting (notifications, monitors, manager-level blocks)
 
-    /// Posts a task's resume and tells the monitors. A driver posts it through its
-    /// ``TaskNotificationOutbox`` (enqueued where the task turned running), never under its lock.
-    func taskDidResume(_ task: SessionTask) {
-        NotificationCenter.default.post(name: .courierTaskDidResume, object: task)
-        monitors.forEach { $0.taskDidResume(task) }
+    /// A lifecycle change a task reports: AFNetworking's resume or suspend notification, and
+    /// the event monitors' call.
+    enum LifecycleReport: Sendable {
+        case resume
+        case suspend
     }
 
-    /// Posts a task's suspension and tells the monitors; through the outbox, as ``taskDidResume(_:)``.
-    func taskDidSuspend(_ task: SessionTask) {
-        NotificationCenter.default.post(name: .courierTaskDidSuspend, object: task)
-        monitors.forEach { $0.taskDidSuspend(task) }
+    /// Enqueues `report` for `task` on its driver's `outbox`. Call it under the task's lock,
+    /// with the transition, so reports queue in transition order. True: the caller has the turn
+    /// and posts it with ``post(_:of:through:)`` once it holds no lock; false: the thread that
+    /// has the turn posts it (the closure it needs is made only then).
+    func enqueue(_ report: LifecycleReport, of task: SessionTask, on outbox: borrowing TaskNotificationOutbox) -> Bool {
+        outbox.enqueue { { [self] in self.post(report, of: task) } }
+    }
+
+    /// Posts `report`, then whatever others enqueued meanwhile, in order: for the caller
+    /// ``enqueue(_:of:on:)`` gave the turn, holding no lock (observers may call the task back).
+    func post(_ report: LifecycleReport, of task: SessionTask, through outbox: borrowing TaskNotificationOutbox) {
+        outbox.drain { post(report, of: task) }
+    }
+
+    private func post(_ report: LifecycleReport, of task: SessionTask) {
+        switch report {
+        case .resume:
+            NotificationCenter.default.post(name: .courierTaskDidResume, object: task)
+            monitors.forEach { $0.taskDidResume(task) }
+        case .suspend:
+            NotificationCenter.default.post(name: .courierTaskDidSuspend, object: task)
+            monitors.forEach { $0.taskDidSuspend(task) }
+        }
     }
 
     /// Ends a task's reporting: releases its driver, calls the manager's completion block, then
