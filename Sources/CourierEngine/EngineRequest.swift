@@ -110,7 +110,7 @@ public struct RequestBody: Sendable {
     }
 
     /// The byte count when known before sending (nil for a stream of unknown length, an
-    /// unreadable file or a negative offset).
+    /// unreadable file, or a negative offset or length).
     public var expectedLength: Int64? { knownLength }
 
     /// The byte count when known before sending.
@@ -118,12 +118,13 @@ public struct RequestBody: Sendable {
         switch storage {
         case .bytes(let buffer): return Int64(buffer.readableBytes)
         case .file(let path, let offset, let length):
-            if let length { return length }
+            // A negative length or offset is no length (the engine refuses the request).
+            if let length { return length >= 0 ? length : nil }
             // Through a symbolic link: the file's size, not the link's (see FileStatus). A
             // negative offset has no length (the engine refuses it); one past the end leaves 0.
             guard offset >= 0, case .regular(let size) = FileStatus(path: path) else { return nil }
             return offset >= size ? 0 : size - offset
-        case .stream(let length, _): return length
+        case .stream(let length, _): return length.flatMap { $0 >= 0 ? $0 : nil }
         }
     }
 

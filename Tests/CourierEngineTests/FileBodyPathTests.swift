@@ -107,6 +107,19 @@ struct FileBodyPathTests {
     /// session reads it for its progress totals): for a file body with no length it is the file's
     /// size minus the offset, and a hostile offset must not trap there (`size - Int64.min`
     /// overflows) nor report more than the file holds. Such a request then fails in the engine.
+    /// A negative length is no length: the engine refuses the request, and until then the
+    /// session must not show it as the body's size (`countOfBytesExpectedToSend`, progress totals).
+    @Test func aNegativeLengthGivesNoExpectedLength() {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-length-\(UUID()).bin").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 64)))
+        defer { unlink(path) }
+        #expect(RequestBody.file(path: path, length: -5).expectedLength == nil)
+        #expect(RequestBody.file(path: path, length: Int64.min).expectedLength == nil)
+        #expect(RequestBody.stream(length: -5) { _ in }.expectedLength == nil)
+        #expect(RequestBody.file(path: path, length: 10).expectedLength == 10)
+        #expect(RequestBody.stream(length: 0) { _ in }.expectedLength == 0)
+    }
+
     @Test func aHostileOffsetGivesNoExpectedLengthAndNoTrap() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-offset-\(UUID()).bin").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 1024)))
