@@ -13,8 +13,10 @@ import Synchronization
 ///   ``taskFilter``, when set), plus ``incrementActivityCount()`` / ``decrementActivityCount()``.
 ///   Each task counts once while it runs: a second resume adds nothing, and only a task counted
 ///   takes one off (a task cancelled while suspended posts suspend then complete; AFN took two
-///   off, hiding the indicator while other requests ran). A resume posted once the task has
-///   completed (a cancel racing the resume) adds nothing.
+///   off, hiding the indicator while other requests ran). A resume that arrives once the task
+///   has completed adds nothing (a session posts a task's notifications in the order of its
+///   transitions, so its completion still follows; one posted out of order, by hand, can't
+///   count a finished task for good).
 /// - ``isEnabled`` is false by default: nothing is shown until an app turns it on. Turning it off
 ///   hides the indicator.
 /// - What "show" means is the block given to ``setNetworkingActivityActionWithBlock(_:)``; it
@@ -150,8 +152,9 @@ public final class NetworkActivityIndicatorManager: Sendable {
         let wakes = state.withLock { state -> [Double] in
             if let task {
                 let id = ObjectIdentifier(task)
-                // A resume posted after the task's completion (resume and cancel on two threads;
-                // the state is completed before the completion posts) would count it for good.
+                // A task already completed is not counted: its resume is delivered late (its
+                // completion follows: the session posts in transition order, TaskNotificationOutbox)
+                // or was posted out of order (by hand: counted, it would stay counted for good).
                 // Read under this lock, so a completion posted after the check finds it counted.
                 let changed = delta > 0
                     ? task.state != .completed && state.runningTasks.updateValue(task, forKey: id) == nil

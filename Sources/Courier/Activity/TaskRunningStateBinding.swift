@@ -33,9 +33,10 @@ public final class TaskRunningStateBinding: Sendable {
         unbind()
         guard let task else { return }
         let update = update
-        // A resume is posted after the state turns running, outside the task's lock: a cancel or
-        // suspend on another thread may have ended it and posted first. It shows running only
-        // while the task still is.
+        // A notification is delivered after its transition, outside the task's lock: by the
+        // time a resume arrives a cancel or suspend on another thread may have ended the task
+        // (its own notification follows, TaskNotificationOutbox), and one posted by hand may
+        // come out of order. A resume shows running only while the task still is.
         let observe = { (name: Notification.Name, running: Bool) in
             self.notificationCenter.addObserver(forName: name, object: task, queue: nil) { _ in
                 update(running && task.state == .running)
