@@ -33,6 +33,12 @@ package enum RegularFile {
         package let changeSeconds: Int64
         package let changeNanoseconds: Int64
         package let size: Int64
+
+        /// Whether `other` is the same file (device and inode), whatever its size or change
+        /// time now: a path replaced by another file, or by a link to one, is not.
+        package func isSameFile(as other: Identity) -> Bool {
+            device == other.device && inode == other.inode
+        }
     }
 
     /// A regular file opened for reading: its descriptor (the caller closes it) and which file

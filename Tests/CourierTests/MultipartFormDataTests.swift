@@ -477,6 +477,47 @@ import FoundationNetworking
         }
         #expect(reason.contains("ended 50000 bytes"), "\(producer): the reason names the 50000 missing bytes: \(reason)")
     }
+
+    /// A file part's path that names another file by the time the body is read (a symbolic
+    /// link to another file put in its place, or another file renamed over it after
+    /// `appendPart`) is refused with a typed error in all three producers, and none of that
+    /// other file's bytes are sent: the form sends the file that was appended and measured, as
+    /// the engine's own file bodies do (``FileChunkReader``).
+    @Test(arguments: ["data", "buffers", "inputStream"], ["link", "renamed"])
+    func aFilePartReplacedAfterAppendingIsRefused(producer: String, replacement: String) async throws {
+        let url = try Self.temporaryFile(Data(repeating: UInt8(ascii: "p"), count: 5_000), name: "appended.txt")
+        let other = url.deletingLastPathComponent().appendingPathComponent("other.txt")
+        try Data(repeating: UInt8(ascii: "S"), count: 8_000).write(to: other)
+        let form = MultipartFormData(boundary: "B")
+        try form.appendPart(fileURL: url, name: "file")
+        #expect(unlink(url.path) == 0)
+        if replacement == "link" {
+            try FileManager.default.createSymbolicLink(at: url, withDestinationURL: other)
+        } else {
+            #expect(rename(other.path, url.path) == 0)
+        }
+        var body = Data()
+        var failure: (any Error)?
+        do {
+            switch producer {
+            case "data": try await form.writeBody(into: { (chunk: Data) in body.append(chunk) })
+            case "buffers": try await form.writeBody(intoBuffers: { body.append(contentsOf: $0.readableBytesView) })
+            default:
+                let stream = form.makeInputStream()
+                let (collected, _, finished) = Self.drain(stream)
+                body = collected
+                if !finished { failure = stream.streamError }
+            }
+        } catch {
+            failure = error
+        }
+        #expect(!body.contains(UInt8(ascii: "S")), "\(producer), \(replacement): the other file's bytes were sent")
+        guard case .requestSerializationFailed(.bodyStreamFailed(let reason)) = failure as? CourierError else {
+            Issue.record("\(producer), \(replacement): expected bodyStreamFailed, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains(url.path) && reason.contains("replaced"), "\(producer), \(replacement): \(reason)")
+    }
 }
 
 /// Opens a FIFO's writing end after a delay, once, if a reader is blocked on it by then (and

@@ -1,3 +1,4 @@
+import CourierEngine
 import Foundation
 import Synchronization
 
@@ -8,8 +9,9 @@ struct MultipartBodyPart: Sendable {
     enum Source: Sendable {
         /// Bytes in memory.
         case data(Data)
-        /// A regular file, read in chunks as the body is sent.
-        case file(path: String)
+        /// A regular file, read in chunks as the body is sent; `appended` is the file `path`
+        /// named when the part was appended (a path naming another file by then is refused).
+        case file(path: String, appended: RegularFile.Identity)
         /// The caller's input stream; readable once.
         case inputStream(InputStreamBox)
         /// Chunks produced by the caller's async sequence; readable once.

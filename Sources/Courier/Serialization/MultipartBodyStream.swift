@@ -134,9 +134,9 @@ final class MultipartBodyStream: InputStream {
             // A slice keeps its parent's indices: offsets count from its own startIndex.
             let start = data.startIndex + Int(part.length - remainingInPart)
             chunk = start < data.endIndex ? data.subdata(in: start..<min(data.endIndex, start + maxLength)) : nil
-        case .file(let path):
+        case .file(let path, let appended):
             if openFile == nil {
-                openFile = try MultipartFileReader.open(path).0
+                openFile = try MultipartFileReader.open(path, appended: appended)
             }
             guard remainingInPart > 0, let handle = openFile else { return nil }
             let data = try handle.read(upToCount: Int(min(Int64(maxLength), remainingInPart))) ?? Data()

@@ -2,33 +2,48 @@ import CourierEngine
 import Foundation
 import NIOCore
 
-/// How a multipart form reads its file parts: their size when appended, their bytes when the
-/// body is produced.
+/// How a multipart form reads its file parts: which file and its size when appended, its
+/// bytes when the body is produced.
 ///
-/// Every open goes through ``open(_:)`` (``RegularFile``: only of a path that names a regular
-/// file, without blocking, checked again through the descriptor). A path is only a name:
-/// between `appendPart` and the send (or between two sends of the same form) it can come to
-/// name a FIFO, a device or a directory. Opened plainly, a
-/// FIFO holds the opening thread until some writer comes, and that writer chooses the bytes
-/// sent. So the file read is the one checked, and anything but a regular file is refused with
-/// ``CourierError/RequestSerializationReason/notARegularFile(path:)``.
+/// Every open goes through ``RegularFile/open(_:)`` (only of a path that names a regular file,
+/// without blocking, checked again through the descriptor). A path is only a name: between
+/// `appendPart` and the send (or between two sends of the same form) it can come to name a
+/// FIFO, a device, a directory or another file. Opened plainly, a FIFO holds the opening
+/// thread until some writer comes, and that writer chooses the bytes sent. So the file read is
+/// the one checked: anything but a regular file is refused with
+/// ``CourierError/RequestSerializationReason/notARegularFile(path:)``, and another file than
+/// the one appended (``open(_:appended:)``) with
+/// ``CourierError/RequestSerializationReason/bodyStreamFailed(_:)``.
 enum MultipartFileReader {
-    /// The size of the regular, readable file at `path` (a symbolic link is followed).
+    /// Which regular, readable file `path` names now, and its size (a symbolic link is followed).
     /// - Throws: ``CourierError/RequestSerializationReason/fileNotFound(path:)``,
     ///   ``CourierError/RequestSerializationReason/notARegularFile(path:)`` or
     ///   ``CourierError/RequestSerializationReason/fileNotReadable(path:)``.
-    static func size(atPath path: String) throws -> Int64 {
-        let (handle, size) = try open(path)
-        try? handle.close()
-        return size
+    static func identity(atPath path: String) throws -> RegularFile.Identity {
+        let opened = try openChecked(path)
+        close(opened.descriptor)
+        return opened.identity
     }
 
-    /// `path` opened for reading (``RegularFile/open(_:)``), and the file's size, if it names a
-    /// regular file now.
-    static func open(_ path: String) throws -> (FileHandle, size: Int64) {
+    /// `path` opened for reading (``RegularFile/open(_:)``) if it names a regular file now, and
+    /// the same file as `appended` (what ``identity(atPath:)`` said when the part was appended).
+    /// - Throws: as ``identity(atPath:)``, or ``CourierError/RequestSerializationReason/bodyStreamFailed(_:)``
+    ///   when the path names another file by now.
+    static func open(_ path: String, appended: RegularFile.Identity) throws -> FileHandle {
+        let opened = try openChecked(path)
+        let handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
+        guard opened.identity.isSameFile(as: appended) else {
+            try? handle.close()
+            throw CourierError.requestSerializationFailed(
+                .bodyStreamFailed("\(path) names another file than the one appended (it was replaced after appendPart)"))
+        }
+        return handle
+    }
+
+    /// ``RegularFile/open(_:)`` with its refusals as the form's typed errors.
+    private static func openChecked(_ path: String) throws -> RegularFile.Opened {
         do {
-            let opened = try RegularFile.open(path)
-            return (FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true), opened.size)
+            return try RegularFile.open(path)
         } catch {
             switch error {
             case .nulInPath:
@@ -46,12 +61,13 @@ enum MultipartFileReader {
         }
     }
 
-    /// Reads `length` bytes of the file at `path` in chunks of at most `chunkSize`, each read by
+    /// Reads `length` bytes of the file at `path` (``open(_:appended:)``) in chunks of at most `chunkSize`, each read by
     /// ``MultipartChunk/read(from:count:)`` on NIO's thread pool; a file that shrank fails.
     static func read<Chunk: MultipartChunk>(
-        atPath path: String, length: Int64, chunkSize: Int, into sink: (Chunk) async throws -> Void
+        atPath path: String, appended: RegularFile.Identity, length: Int64, chunkSize: Int,
+        into sink: (Chunk) async throws -> Void
     ) async throws {
-        let (handle, _) = try open(path)
+        let handle = try open(path, appended: appended)
         defer { try? handle.close() }
         var remaining = length
         while remaining > 0 {

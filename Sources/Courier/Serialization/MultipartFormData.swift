@@ -118,18 +118,20 @@ public final class MultipartFormData: Sendable {
     /// now; its bytes are read when the body is sent. A symbolic link is followed. A path that
     /// names anything but a regular file (a FIFO, a device, a directory), now or when the body
     /// is sent, fails with ``CourierError/RequestSerializationReason/notARegularFile(path:)``
-    /// without being opened.
+    /// without being opened. The body sends the file appended: if the path names another file
+    /// by then (replaced, or a link to another file put in its place), sending fails with
+    /// ``CourierError/RequestSerializationReason/bodyStreamFailed(_:)`` before any of its bytes.
     /// - Throws: as ``appendPart(fileURL:name:)``.
     public func appendPart(fileURL: URL, name: String, fileName: String, mimeType: String) throws {
         guard fileURL.isFileURL else {
             throw CourierError.requestSerializationFailed(.notAFileURL(fileURL.absoluteString))
         }
         let path = fileURL.path
-        let length = try MultipartFileReader.size(atPath: path)
+        let appended = try MultipartFileReader.identity(atPath: path)
         append(
             MultipartBodyPart(
                 headers: Self.fileHeaders(name: name, fileName: fileName, mimeType: mimeType),
-                source: .file(path: path), length: length))
+                source: .file(path: path, appended: appended), length: appended.size))
     }
 
     /// Appends a part read from `inputStream`, which must yield exactly `length` bytes (AFN
@@ -262,7 +264,7 @@ public final class MultipartFormData: Sendable {
     }
 
     /// ``writeBody(into:)`` for any chunk type: file parts are read as `Chunk`s
-    /// (``MultipartFileReader/read(atPath:length:chunkSize:into:)``); everything else is made
+    /// (``MultipartFileReader/read(atPath:appended:length:chunkSize:into:)``); everything else is made
     /// from `Data`.
     func produceBody<Chunk: MultipartChunk>(into sink: (Chunk) async throws -> Void) async throws {
         let (parts, packetSize, delay) = state.withLock { ($0.parts, $0.packetSize, $0.delay) }
@@ -297,7 +299,9 @@ public final class MultipartFormData: Sendable {
             func countedData(_ data: Data) async throws { try await counted(Chunk(data)) }
             switch part.source {
             case .data(let data): try await countedData(data)
-            case .file(let path): try await MultipartFileReader.read(atPath: path, length: part.length, chunkSize: Self.chunkSize, into: counted)
+            case .file(let path, let appended):
+                try await MultipartFileReader.read(
+                    atPath: path, appended: appended, length: part.length, chunkSize: Self.chunkSize, into: counted)
             case .inputStream(let box): try await box.read(chunkSize: Self.chunkSize, into: countedData)
             case .produced(let produce): try await produce(countedData)
             }
