@@ -23,8 +23,18 @@ final class PartialFileLock {
 
     /// Locks `url`, creating it empty when missing (mode 0644, never through a symbolic link);
     /// nil when it can't be opened as a regular file (the download refuses it itself, naming why).
-    /// - Throws: ``FailureReport`` (exit 2) when another process holds the lock.
+    /// - Throws: ``FailureReport`` (exit 2), before anything is sent, when another process holds
+    ///   the lock, or when `url` is a symbolic link, a directory or another non-regular file
+    ///   (nothing courier wrote; the download would be sent, then refused).
     static func acquire(_ url: URL) throws -> PartialFileLock? {
+        var info = stat()
+        if lstat(url.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            let kind = info.st_mode & S_IFMT
+            let what = kind == S_IFLNK ? "a symbolic link" : kind == S_IFDIR ? "a directory" : "not a regular file"
+            throw FailureReport(
+                status: .timeoutOrUsage, message: "cannot write to \(url.path): it is \(what); nothing was changed",
+                hint: "Remove it, or choose another -o.")
+        }
         let existed: Bool
         switch FileStatus(path: url.path) {
         case .regular: existed = true
