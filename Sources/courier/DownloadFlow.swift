@@ -16,8 +16,8 @@ import Synchronization
 /// over (HTTPie's behaviour: it is courier's own file), but `FILE` itself is never truncated or
 /// replaced: a `200`, or any 2xx but `206`, to its range request is refused and `FILE` is left
 /// as it was (as `curl -C -` refuses). Without `--continue` a stale `FILE.part` is started over. `FILE` must be a
-/// regular file or not exist: a directory, a symbolic link or a device is refused before
-/// anything is sent, and nothing is deleted. Without `-o` the partial file is a temporary file,
+/// regular file or not exist, and so must `FILE.part`: a directory, a symbolic link or a device
+/// is refused before anything is sent, and nothing is deleted. Without `-o` the partial file is a temporary file,
 /// removed on every failure.
 struct DownloadFlow {
     var manager: URLSessionManager
