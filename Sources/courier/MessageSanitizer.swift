@@ -9,7 +9,7 @@ enum MessageSanitizer {
     }
 
     /// `scheme://user:password@host` → `scheme://user@host`, anywhere in `text`. The user part
-    /// stops at ':'; the password runs to the authority's last '@'. One pass from each `://`
+    /// stops at its first ':'; the password runs to the authority's last '@'. One pass from each `://`
     /// (linear: the text may hold what a server chose, such as a redirect's Location).
     static func withoutPasswords(_ text: String) -> String {
         let characters = Array(text)
@@ -34,23 +34,18 @@ enum MessageSanitizer {
                 index += 3
                 continue
             }
-            // The user part, then ':', then the password up to the authority's last '@'.
-            var userEnd = index + 3
-            while userEnd < count, !endsAuthority(characters[userEnd]), characters[userEnd] != "@", characters[userEnd] != ":" {
-                userEnd += 1
-            }
-            guard userEnd < count, characters[userEnd] == ":" else {
-                index = userEnd
-                continue
-            }
-            var authorityEnd = userEnd + 1
+            // The user information runs to the authority's last '@' (the host follows it, as the
+            // engine reads a URL); the user is up to its first ':', the password the rest. A user
+            // may hold '@' (`a@b:c@h`: user `a@b`, password `c`).
+            let authorityStart = index + 3
+            var authorityEnd = authorityStart
             var lastAt: Int?
             while authorityEnd < count, !endsAuthority(characters[authorityEnd]) {
                 if characters[authorityEnd] == "@" { lastAt = authorityEnd }
                 authorityEnd += 1
             }
-            guard let lastAt else {
-                index = userEnd  // that ':' may begin the next "://"
+            guard let lastAt, let userEnd = characters[authorityStart..<lastAt].firstIndex(of: ":") else {
+                index = authorityStart  // a ':' in it may begin the next "://"
                 continue
             }
             output.append(contentsOf: characters[copied..<userEnd])

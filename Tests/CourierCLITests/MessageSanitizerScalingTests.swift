@@ -12,7 +12,8 @@ import Testing
 struct MessageSanitizerScalingTests {
     /// The expressions the scans replace, as they were.
     static func referencePasswords(_ text: String) -> String {
-        let pattern = #/(?<prefix>[A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*):[^\s/?#]*@/#
+        // The user runs to its first ':' and may hold '@'; the password to the authority's last '@'.
+        let pattern = #/(?<prefix>[A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#:]*):[^\s/?#]*@/#
         return text.replacing(pattern) { match in match.output.prefix + "@" }
     }
 

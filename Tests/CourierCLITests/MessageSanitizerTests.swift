@@ -14,6 +14,15 @@ struct MessageSanitizerTests {
         #expect(MessageSanitizer.withoutPasswords("http://alice@host/ http://host:80/a:b@c") == "http://alice@host/ http://host:80/a:b@c")
     }
 
+    @Test("a user name holding '@' does not hide the password after it")
+    func userNameWithAnAt() {
+        // The host follows the authority's last '@' (as the engine reads it), so the user is
+        // `a@b` and the password `c`.
+        #expect(MessageSanitizer.withoutPasswords("to http://a@b:c@h/x now") == "to http://a@b@h/x now")
+        #expect(MessageSanitizer.withoutPasswords("http://me@corp.example:hunter2@h:8080") == "http://me@corp.example@h:8080")
+        #expect(MessageSanitizer.withoutPasswords("http://a@b@h/") == "http://a@b@h/")
+    }
+
     @Test("source locations are removed; URLs that look like them are not")
     func sourceLocations() {
         #expect(MessageSanitizer.withoutSourceLocations(
