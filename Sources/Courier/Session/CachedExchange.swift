@@ -228,14 +228,18 @@ final class CachedExchange: Sendable {
         if start { DispatchQueue.global().async { [self] in runPump() } }
     }
 
+    /// Sends the stored body's chunks until it ends, the task pauses or it is cancelled. The
+    /// file is read with no lock held (the reader is taken out while `running` keeps any other
+    /// pump away): a pause, resume or cancel never waits for a disk read.
     private func runPump() {
         enum Step {
             case stop
+            case read(StoredBodyReader)
             case send(EngineEvent, @Sendable (EngineEvent) -> Void, last: Bool)
         }
         while true {
-            let step = pump.withLock { pump -> Step in
-                guard let deliver = pump.deliver, var reader = pump.reader else {
+            let decided = pump.withLock { pump -> Step in
+                guard let deliver = pump.deliver, let reader = pump.reader else {
                     pump.running = false
                     return .stop
                 }
@@ -250,21 +254,34 @@ final class CachedExchange: Sendable {
                     pump.running = false
                     return .stop
                 }
-                let next = reader.next()
-                pump.reader = reader
-                if case .chunk(let data) = next {
-                    return .send(.bodyPart(ByteBuffer(bytes: data)), deliver, last: false)
-                }
-                reader.close()
                 pump.reader = nil
-                pump.deliver = nil
-                pump.running = false
-                pump.metrics.responseEnd = Date()
-                pump.metrics.responseBodyBytesReceived = reader.sent
-                if case .failed(let error) = next {
-                    return .send(.failed(error, pump.metrics), deliver, last: true)
+                return .read(reader)
+            }
+            let step: Step
+            if case .read(var reader) = decided {
+                let next = reader.next()
+                step = pump.withLock { pump -> Step in
+                    guard let deliver = pump.deliver else {
+                        reader.close()
+                        pump.running = false
+                        return .stop
+                    }
+                    if case .chunk(let data) = next {
+                        pump.reader = reader
+                        return .send(.bodyPart(ByteBuffer(bytes: data)), deliver, last: false)
+                    }
+                    reader.close()
+                    pump.deliver = nil
+                    pump.running = false
+                    pump.metrics.responseEnd = Date()
+                    pump.metrics.responseBodyBytesReceived = reader.sent
+                    if case .failed(let error) = next {
+                        return .send(.failed(error, pump.metrics), deliver, last: true)
+                    }
+                    return .send(.finished(pump.metrics), deliver, last: true)
                 }
-                return .send(.finished(pump.metrics), deliver, last: true)
+            } else {
+                step = decided
             }
             guard case .send(let event, let deliver, let last) = step else { return }
             deliver(event)
