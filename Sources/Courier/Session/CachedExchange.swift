@@ -240,6 +240,10 @@ final class CachedExchange: Sendable {
         while true {
             let decided = pump.withLock { pump -> Step in
                 guard let deliver = pump.deliver, let reader = pump.reader else {
+                    if pump.deliver == nil {  // the exchange is over: its file is not needed
+                        pump.reader?.close()
+                        pump.reader = nil
+                    }
                     pump.running = false
                     return .stop
                 }
