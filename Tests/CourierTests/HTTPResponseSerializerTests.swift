@@ -73,6 +73,32 @@ import FoundationNetworking
         try serializer.validate(makeResponse(status: 418), data: nil)
     }
 
+    /// Validation reads a contiguous set as a range and any other as the set: every shape
+    /// accepts exactly its members, a later change applies, and nil accepts even a negative code.
+    @Test func statusCodeSetsOfEveryShape() throws {
+        let serializer = HTTPResponseSerializer()
+        serializer.acceptableStatusCodes = IndexSet(integersIn: 200..<400)
+        try serializer.validate(makeResponse(status: 302), data: nil)
+        #expect(throws: CourierError.self) { try serializer.validate(makeResponse(status: 400), data: nil) }
+        #expect(throws: CourierError.self) { try serializer.validate(makeResponse(status: 199), data: nil) }
+        serializer.acceptableStatusCodes = IndexSet()
+        #expect(throws: CourierError.self) { try serializer.validate(makeResponse(status: 200), data: nil) }
+        var gaps = IndexSet(integersIn: 200..<205)
+        gaps.insert(integersIn: 300..<302)
+        serializer.acceptableStatusCodes = gaps
+        try serializer.validate(makeResponse(status: 301), data: nil)
+        #expect(throws: CourierError.self) { try serializer.validate(makeResponse(status: 205), data: nil) }
+        let negative = SerializerInput(statusCode: -1, mimeType: nil, textEncodingName: nil, hasURL: true) {
+            makeResponse(status: 500)
+        }
+        #expect(serializer.validation(negative, data: nil).isValid == false)
+        serializer.acceptableStatusCodes = nil
+        #expect(serializer.validation(negative, data: nil).isValid)
+        serializer.acceptableStatusCodes = IndexSet(integersIn: 200..<300)
+        #expect(serializer.validation(negative, data: nil).isValid == false)
+        #expect(serializer.acceptableStatusCodes == IndexSet(integersIn: 200..<300))
+    }
+
     @Test func contentTypesCompareCaseInsensitivelyAndReadBackAsSet() throws {
         let serializer = HTTPResponseSerializer(acceptableContentTypes: ["Application/JSON"])
         let body = Data("{}".utf8)

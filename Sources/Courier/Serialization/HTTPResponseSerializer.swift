@@ -21,7 +21,11 @@ import Synchronization
 /// mutex.
 public final class HTTPResponseSerializer: ResponseSerializer {
     struct Settings {
-        var acceptableStatusCodes: IndexSet? = IndexSet(integersIn: 200..<300)
+        var acceptableStatusCodes: IndexSet? = IndexSet(integersIn: 200..<300) {
+            didSet { statusCodes = StatusCodes(acceptableStatusCodes) }
+        }
+        /// ``acceptableStatusCodes`` as validation reads it, made once per change.
+        private(set) var statusCodes = StatusCodes.range(200..<300)
         var acceptableContentTypes: Set<String>? {
             didSet { lowercasedContentTypes = Self.lowercased(acceptableContentTypes) }
         }
@@ -35,6 +39,39 @@ public final class HTTPResponseSerializer: ResponseSerializer {
 
         private static func lowercased(_ types: Set<String>?) -> Set<String>? {
             types.map { Set($0.map { $0.lowercased() }) }
+        }
+    }
+
+    /// The acceptable status codes as validation reads them: a single range (the default
+    /// 200..<300, or any contiguous set) is checked by comparison; `IndexSet.contains` goes
+    /// through `NSIndexSet` on Linux, a cost paid on every response.
+    enum StatusCodes {
+        case any
+        case range(Range<Int>)
+        case set(IndexSet)
+
+        init(_ codes: IndexSet?) {
+            guard let codes else {
+                self = .any
+                return
+            }
+            let ranges = codes.rangeView
+            if ranges.count == 1, let only = ranges.first {
+                self = .range(only)
+            } else if codes.isEmpty {
+                self = .range(0..<0)
+            } else {
+                self = .set(codes)
+            }
+        }
+
+        /// Whether `code` fails the check (any negative code does, unless every code is accepted).
+        func rejects(_ code: Int) -> Bool {
+            switch self {
+            case .any: return false
+            case .range(let range): return code < 0 || !range.contains(code)
+            case .set(let codes): return code < 0 || !codes.contains(code)
+            }
         }
     }
 
@@ -113,11 +150,11 @@ public final class HTTPResponseSerializer: ResponseSerializer {
     /// only to make an error.
     func validation(_ input: SerializerInput?, data: Data?) -> Validation {
         guard let input else { return Validation(isValid: true, error: nil) }
-        let settings = settings.withLock { $0 }
+        let (contentTypes, statusCodes) = settings.withLock { ($0.lowercasedContentTypes, $0.statusCodes) }
         var isValid = true
         var error: CourierError?
         let dataLength = data?.count ?? 0
-        if let acceptable = settings.lowercasedContentTypes {
+        if let acceptable = contentTypes {
             let mimeType = input.mimeType?.lowercased()
             let accepted = mimeType.map(acceptable.contains) ?? false
             if !accepted && !(mimeType == nil && dataLength == 0) {
@@ -127,9 +164,7 @@ public final class HTTPResponseSerializer: ResponseSerializer {
                 isValid = false
             }
         }
-        if let acceptable = settings.acceptableStatusCodes, input.hasURL,
-            input.statusCode < 0 || !acceptable.contains(input.statusCode)
-        {
+        if input.hasURL, statusCodes.rejects(input.statusCode) {
             if let response = input.response {
                 error = .unacceptableStatusCode(response: response, data: data, underlying: error)
             }

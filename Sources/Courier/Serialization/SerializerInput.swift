@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOHTTP1
 
 /// What a response serializer reads of a response: the status code, the MIME type and text
 /// encoding exactly as `HTTPURLResponse` reports them, whether the response has a URL, and the
@@ -15,31 +16,63 @@ import FoundationNetworking
 struct SerializerInput: Sendable {
     let statusCode: Int
     /// As `HTTPURLResponse.mimeType`: lowercased, not trimmed; nil without a `Content-Type`.
-    let mimeType: String?
+    var mimeType: String? {
+        switch contentType {
+        case .read(let mimeType, _): return mimeType
+        case .fields(let fields):
+            guard let read = SessionBridge.contentType(in: fields) else { return make()?.mimeType }
+            return read.mimeType
+        }
+    }
     /// As `HTTPURLResponse.textEncodingName`: the `charset` parameter, lowercased.
-    let textEncodingName: String?
+    var textEncodingName: String? {
+        switch contentType {
+        case .read(_, let textEncodingName): return textEncodingName
+        case .fields(let fields):
+            guard let read = SessionBridge.contentType(in: fields) else { return make()?.textEncodingName }
+            return read.textEncodingName
+        }
+    }
     /// As `HTTPURLResponse.url != nil`.
     let hasURL: Bool
+    private let contentType: ContentTypeSource
     private let make: @Sendable () -> HTTPURLResponse?
+
+    /// Where ``mimeType`` and ``textEncodingName`` come from: values already read, or the
+    /// head's fields, read when asked (``HTTPResponseSerializer`` with no acceptable content
+    /// types never asks, so a plain data GET never scans its head for a `Content-Type`).
+    private enum ContentTypeSource: Sendable {
+        case read(mimeType: String?, textEncodingName: String?)
+        case fields(HTTPHeaders)
+    }
 
     /// The values of `response`, which is also what ``response`` returns.
     init(_ response: HTTPURLResponse) {
         statusCode = response.statusCode
-        mimeType = response.mimeType
-        textEncodingName = response.textEncodingName
+        contentType = .read(mimeType: response.mimeType, textEncodingName: response.textEncodingName)
         hasURL = response.url != nil
         make = { response }
     }
 
-    /// Values read elsewhere (the engine's head); `response` makes the `HTTPURLResponse` with
-    /// the same values when asked (once per task: it memoizes on the task).
+    /// Values read elsewhere (tests); `response` makes the `HTTPURLResponse` with the same
+    /// values when asked.
     init(
         statusCode: Int, mimeType: String?, textEncodingName: String?, hasURL: Bool,
         response: @escaping @Sendable () -> HTTPURLResponse?
     ) {
         self.statusCode = statusCode
-        self.mimeType = mimeType
-        self.textEncodingName = textEncodingName
+        self.contentType = .read(mimeType: mimeType, textEncodingName: textEncodingName)
+        self.hasURL = hasURL
+        self.make = response
+    }
+
+    /// A response head's `fields`, whose `Content-Type` is read when a serializer asks (see
+    /// ``SessionBridge/contentType(in:)``; a value that reading does not repeat exactly is read
+    /// from the `HTTPURLResponse` instead, made then). `response` makes that response with the
+    /// same values (once per task: it memoizes on the task).
+    init(statusCode: Int, fields: HTTPHeaders, hasURL: Bool, response: @escaping @Sendable () -> HTTPURLResponse?) {
+        self.statusCode = statusCode
+        self.contentType = .fields(fields)
         self.hasURL = hasURL
         self.make = response
     }

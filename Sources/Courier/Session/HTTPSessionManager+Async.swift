@@ -504,9 +504,8 @@ extension URLSessionManager.HeadOnlyOutcome {
         // A built-in serializer reads the head: an HTTPURLResponse is made only for an error.
         if let builtIn = serializer as? any InputSerializing {
             let task = self.task
-            if let input = ResponseHeadBridge.serializerInput(head, url: url, response: { task.response }),
-                let output = try builtIn.responseObject(for: input, data: data, as: S.Output.self)
-            {
+            let input = ResponseHeadBridge.serializerInput(head, url: url, response: { task.response })
+            if let output = try builtIn.responseObject(for: input, data: data, as: S.Output.self) {
                 return output
             }
         }

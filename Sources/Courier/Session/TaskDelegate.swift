@@ -588,16 +588,10 @@ final class TaskDelegate: TaskDriver {
             let body = sink == nil && !isDownload ? data : nil
             let serialized: (object: (any Sendable)?, error: CourierError?)
             if let builtIn = serializer as? any InputSerializing {
-                // The response if one was made, else the head (or, for a Content-Type only
-                // Foundation reads exactly, the task's response made now).
+                // The response if one was made, else the head (whose input makes the task's
+                // response only if asked: for an error, or a Content-Type only Foundation reads exactly).
                 var input = response.map(SerializerInput.init)
-                if input == nil, hasResponse {
-                    input = headInput()
-                    if input == nil, let made = task.response {
-                        response = made
-                        input = SerializerInput(made)
-                    }
-                }
+                if input == nil, hasResponse { input = headInput() }
                 serialized = builtIn.serializeForTask(input, data: body)
             } else {
                 if hasResponse, response == nil { response = task.response }
@@ -647,8 +641,7 @@ final class TaskDelegate: TaskDriver {
     }
 
     /// What a serializer reads of the task's final response head, with the task's own
-    /// (memoized) `HTTPURLResponse` made only if asked; nil when there is no head or its
-    /// `Content-Type` needs Foundation's own reading.
+    /// (memoized) `HTTPURLResponse` made only if asked; nil when there is no head.
     private func headInput() -> SerializerInput? {
         let (head, url) = snapshot.withLock { ($0.head, $0.responseURL) }
         guard let head, let url else { return nil }
