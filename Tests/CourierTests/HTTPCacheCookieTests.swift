@@ -163,7 +163,7 @@ struct HTTPCacheCookieTests {
         for file in try FileManager.default.contentsOfDirectory(atPath: entries.path) {
             let url = entries.appendingPathComponent(file)
             let text = try String(decoding: Data(contentsOf: url), as: UTF8.self)
-            try Data(text.replacingOccurrences(of: "\"version\":2", with: "\"version\":1").utf8).write(to: url)
+            try Data(text.replacingOccurrences(of: "\"version\":3", with: "\"version\":1").utf8).write(to: url)
             #expect(try String(decoding: Data(contentsOf: url), as: UTF8.self).contains("\"version\":1"))
         }
         let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)

@@ -300,7 +300,7 @@ struct HTTPCacheVariantChoiceTests {
         let directory = try Store.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = Store.cache(onDisk: onDisk, in: directory)
-        var old = Store.entry("http://h/v", varied: ["accept": "a"])
+        var old = Store.entry("http://h/v", varied: ["accept": CacheVary.digest(ofNormalized: "a")])
         old.responseTime = Date(timeIntervalSinceNow: -60)
         Store.store(cache, old, body: Store.bytes(10, seed: 1))
         // The server dropped its Vary: the new response fits every request.
@@ -313,7 +313,7 @@ struct HTTPCacheVariantChoiceTests {
         var plain = Store.entry("http://h/w")
         plain.responseTime = Date(timeIntervalSinceNow: -60)
         Store.store(cache, plain, body: Store.bytes(10, seed: 3))
-        Store.store(cache, Store.entry("http://h/w", varied: ["accept": "a"]), body: Store.bytes(10, seed: 4))
+        Store.store(cache, Store.entry("http://h/w", varied: ["accept": CacheVary.digest(ofNormalized: "a")]), body: Store.bytes(10, seed: 4))
         #expect(Store.body(of: cache.stored(key: "http://h/w", requestHeaders: ["Accept": "a"])) == Store.bytes(10, seed: 4))
         #expect(Store.body(of: cache.stored(key: "http://h/w", requestHeaders: ["Accept": "b"])) == Store.bytes(10, seed: 3))
     }
@@ -323,7 +323,7 @@ struct HTTPCacheVariantChoiceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         // Memory keeps bodies up to 100 KiB: the newer response only goes to disk.
         let cache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 10 << 20, directory: directory)
-        var old = Store.entry("http://h/v", varied: ["accept": "a"])
+        var old = Store.entry("http://h/v", varied: ["accept": CacheVary.digest(ofNormalized: "a")])
         old.responseTime = Date(timeIntervalSinceNow: -60)
         Store.store(cache, old, body: Store.bytes(10, seed: 1))
         Store.store(cache, Store.entry("http://h/v"), body: Store.bytes(200_000, seed: 2))

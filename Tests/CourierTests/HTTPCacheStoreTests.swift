@@ -75,8 +75,8 @@ struct HTTPCacheStoreTests {
         do {
             let cache = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)
             Self.store(cache, Self.entry("http://h/a"), body: Self.bytes(300_000))
-            Self.store(cache, Self.entry("http://h/v", varied: ["accept": "a"]), body: Self.bytes(10, seed: 1))
-            Self.store(cache, Self.entry("http://h/v", varied: ["accept": "b"]), body: Self.bytes(10, seed: 2))
+            Self.store(cache, Self.entry("http://h/v", varied: ["accept": CacheVary.digest(ofNormalized: "a")]), body: Self.bytes(10, seed: 1))
+            Self.store(cache, Self.entry("http://h/v", varied: ["accept": CacheVary.digest(ofNormalized: "b")]), body: Self.bytes(10, seed: 2))
             #expect(cache.currentDiskUsage > 300_000)
         }
         let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 10 << 20, directory: directory)

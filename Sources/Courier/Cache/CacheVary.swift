@@ -12,8 +12,10 @@ enum CacheVary {
             .filter { !$0.isEmpty }
     }
 
-    /// The secondary key to store with a response: each varied name and the request's
-    /// (normalized) value of it. A response that isn't `public` (or is `private` too) varies on
+    /// The secondary key to store with a response: each varied name and a digest of the
+    /// request's (normalized) value of it (``digest(ofNormalized:)``; nil: absent). Never the
+    /// value itself, whatever the name: a server may vary on any field (`X-Api-Key`,
+    /// `X-CSRF-Token`) and the disk store writes keys to its metadata files. A response that isn't `public` (or is `private` too) varies on
     /// `Authorization` and `Cookie` too (absent included), as if the server had said so: it
     /// answers the credentials or session sent, or their absence, and one cache may serve
     /// several users (RFC 9111 §3.5 lets a response to credentials be stored, not shared; a
@@ -46,25 +48,42 @@ enum CacheVary {
         impliedFieldNames(responseHeaders: responseHeaders).allSatisfy { stored.keys.contains($0) }
     }
 
-    /// Request fields holding credentials: a secondary key keeps a digest of their value, never
-    /// the value (the disk store writes keys to its metadata files).
-    static let credentialFields: Set<String> = ["authorization", "proxy-authorization", "cookie"]
-
     /// Whether a stored secondary key matches a new request's header fields.
     static func matches(_ stored: [String: String?], requestHeaders: HTTPHeaders) -> Bool {
         stored.allSatisfy { name, value in normalizedValue(name, in: requestHeaders) == value }
     }
 
     /// All values of `name`, combined with `, ` and with runs of whitespace collapsed (§4.1
-    /// allows this normalization); nil when absent. For a ``credentialFields`` name, the
-    /// SHA-256 of that text, in hex.
+    /// allows this normalization), as ``digest(ofNormalized:)``; nil when absent. Two requests
+    /// match exactly when their normalized texts are equal, as they would in clear.
     private static func normalizedValue(_ name: String, in headers: HTTPHeaders) -> String? {
         let values = headers[name]
         guard !values.isEmpty else { return nil }
         let text = values.flatMap { $0.split(separator: ",") }
             .map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
             .joined(separator: ", ")
-        guard credentialFields.contains(name.lowercased()) else { return text }
-        return "sha256:" + SHA256.hash(data: Data(text.utf8)).hex
+        return digest(ofNormalized: text)
+    }
+
+    /// What a secondary key holds for a normalized field value: `sha256:` and the SHA-256 of
+    /// its UTF-8 bytes, in lowercase hex (71 characters).
+    static func digest(ofNormalized text: String) -> String {
+        digestPrefix + SHA256.hash(data: Data(text.utf8)).hex
+    }
+
+    /// What every value in a secondary key starts with.
+    static let digestPrefix = "sha256:"
+
+    /// Whether every value in `key` is absent or a digest (``digest(ofNormalized:)``'s form):
+    /// false for a key stored before every value was digested (only credential fields were)
+    /// that holds a value in clear.
+    static func holdsDigestsOnly(_ key: [String: String?]) -> Bool {
+        key.values.allSatisfy { value in
+            guard let value else { return true }
+            return value.utf8.count == digestPrefix.utf8.count + 64 && value.hasPrefix(digestPrefix)
+                && value.utf8.dropFirst(digestPrefix.utf8.count).allSatisfy {
+                    (0x30...0x39).contains($0) || (0x61...0x66).contains($0)
+                }
+        }
     }
 }

@@ -342,8 +342,10 @@ final class DiskCacheStore: Sendable {
     }
 
     /// The metadata format written. Version 1 keyed a response that isn't `public` on
-    /// `Authorization` only; version 2 on `Cookie` too (``CacheVary/impliedFieldNames(responseHeaders:)``).
-    private static let metadataVersion = 2
+    /// `Authorization` only; version 2 on `Cookie` too (``CacheVary/impliedFieldNames(responseHeaders:)``);
+    /// both kept request values in clear in the secondary key but for `Authorization`,
+    /// `Proxy-Authorization` and `Cookie`. Version 3 keeps a digest of every value.
+    private static let metadataVersion = 3
 
     private static func encode(_ entry: CacheEntry) -> Data? {
         try? JSONEncoder().encode(Envelope(version: metadataVersion, entry: entry))
@@ -351,11 +353,18 @@ final class DiskCacheStore: Sendable {
 
     /// Whether an entry read from a metadata file of `version` may be served. A version 1 entry
     /// whose key lacks a field the rule now implies (a non-public response stored before
-    /// `Cookie` was in the key) would be served to any cookie: dropped. Public ones are kept.
+    /// `Cookie` was in the key) would be served to any cookie: dropped. A version 1 or 2 entry
+    /// whose key holds a request value in clear (a `Vary: X-Api-Key` response kept the API
+    /// key) is dropped too, and its file removed: it would never match a digested key again,
+    /// and the value must not stay on disk. The others (no `Vary`, or varying on credential
+    /// fields only, which were digested already) are keyed as version 3 keys them: kept.
     private static func isKeyedByCurrentRule(_ entry: CacheEntry, version: Int) -> Bool {
         switch version {
         case metadataVersion: return true
-        case 1: return CacheVary.coversImpliedFields(entry.varied, responseHeaders: entry.headers)
+        case 2: return CacheVary.holdsDigestsOnly(entry.varied)
+        case 1:
+            return CacheVary.coversImpliedFields(entry.varied, responseHeaders: entry.headers)
+                && CacheVary.holdsDigestsOnly(entry.varied)
         default: return false
         }
     }
