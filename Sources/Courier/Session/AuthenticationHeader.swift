@@ -94,7 +94,7 @@ enum AuthenticationHeader {
     /// A fresh client nonce: 16 random bytes in hex.
     static func makeClientNonce() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in hex2(UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        return HexEncoding.lowercase((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     /// Whether `value` fits in a quoted-string (RFC 9110 §5.6.4): no control character but HTAB.
@@ -112,15 +112,9 @@ enum AuthenticationHeader {
         return result + "\""
     }
 
-    /// `1` → `00000001`.
+    /// `1` → `00000001`: eight lowercase hex digits, most significant first.
     static func hex8(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, 8 - digits.count)) + digits
-    }
-
-    private static func hex2(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16)
-        return digits.count == 1 ? "0" + digits : digits
+        withUnsafeBytes(of: value.bigEndian) { HexEncoding.lowercase($0) }
     }
 }
 
@@ -303,8 +297,4 @@ private struct ChallengeScanner {
             if atEnd || !nextIsParameter() { return malformed ? nil : challenge }
         }
     }
-}
-
-extension Digest {
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
