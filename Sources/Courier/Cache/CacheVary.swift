@@ -38,7 +38,7 @@ enum CacheVary {
     /// `cookie`. `private` beside `public` conflicts; the more restrictive holds (§4.2.1).
     static func impliedFieldNames(responseHeaders: HTTPHeaders) -> [String] {
         let control = CacheControl(responseHeaders["cache-control"])
-        return !control.isPublic || control.isPrivate ? ["authorization", "cookie"] : []
+        return !control.isPublic || control.isPrivate ? CredentialHeaders.userFields : []
     }
 
     /// Whether a stored secondary key holds every field ``impliedFieldNames(responseHeaders:)``

@@ -14,8 +14,9 @@ import FoundationNetworking
 /// ``ImageCache`` may log or store its identifiers): two requests share an image only when they
 /// carry the same values in the same fields. Pure; no I/O.
 enum ImageCredentialScope {
-    /// The request header fields that name a user, in the order they are digested.
-    static let fieldNames = ["Authorization", "Cookie", "Proxy-Authorization"]
+    /// The request header fields that name a user, in the order they are digested
+    /// (``CredentialHeaders/requestFields``).
+    static let fieldNames = CredentialHeaders.requestFields
 
     /// What the suffix starts with. It begins with a space, which a URL's absolute string never
     /// holds, so a suffixed key cannot be read as a plain key of another URL.

@@ -23,11 +23,9 @@ public struct ObservabilityRedaction: Sendable, Equatable {
     public static let placeholder = "REDACTED"
 
     /// `authorization`, `proxy-authorization`, `cookie`, `set-cookie`, `x-api-key`,
-    /// `x-auth-token`, `x-amz-security-token`.
-    public static let defaultSensitiveHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
-        "x-amz-security-token",
-    ]
+    /// `x-auth-token`, `x-amz-security-token`: broader than what a redirect to another origin
+    /// drops (``RedirectRule/crossOriginSensitiveHeaders``), since hiding a value costs nothing.
+    public static let defaultSensitiveHeaders: Set<String> = CredentialHeaders.redactedFields
 
     /// `token`, `access_token`, `refresh_token`, `id_token`, `api_key`, `apikey`, `key`,
     /// `password`, `passwd`, `pwd`, `secret`, `client_secret`, `signature`, `sig`, `auth`,

@@ -55,8 +55,10 @@ public enum RedirectRule {
         return redirectedRequest(from: request, statusCode: statusCode, location: location)
     }
 
-    /// The headers a redirect to another origin drops: they carry credentials.
-    public static let crossOriginSensitiveHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+    /// The headers a redirect to another origin drops: they carry credentials
+    /// (`Authorization`, `Cookie`, `Proxy-Authorization`; names compared case-insensitively).
+    /// Other fields, custom token fields included, are kept, as browsers and curl keep them.
+    public static let crossOriginSensitiveHeaders: [String] = CredentialHeaders.requestFields
 
     /// Whether two URLs share scheme, host and port.
     public static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
