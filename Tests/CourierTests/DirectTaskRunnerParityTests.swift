@@ -270,6 +270,27 @@ struct DirectTaskRunnerParityTests {
         }
     }
 
+    /// A direct task makes its progress only when asked: asked mid-transfer it starts from the
+    /// task's counts (bytes so far, the announced total), and it still ends with the task.
+    @Test("progress asked for mid-transfer starts at the bytes so far and the total, and ends with the task")
+    func progressAskedForMidTransfer() async throws {
+        try await TestServer.withRunning { server in
+            let request = URLRequest(url: server.baseURL.appendingPathComponent("fault/stall-body/10"))
+            let seen = try await Self.expectParity(request) { task, manager in
+                try await eventually { task.countOfBytesReceived == 10 }
+                let object = manager.downloadProgress(for: task)
+                let upload = manager.uploadProgress(for: task)
+                let updates = task.progressUpdates(.download)
+                task.cancel()
+                var values: [String] = []
+                for await value in updates { values.append("\(value.completedUnitCount)/\(value.totalUnitCount)") }
+                return "download \(object?.completedUnitCount ?? -2)/\(object?.totalUnitCount ?? -2) "
+                    + "upload \(upload?.completedUnitCount ?? -2)/\(upload?.totalUnitCount ?? -2) \(values)"
+            }
+            #expect(seen.note == "download 10/21 upload 0/-1 [\"10/21\"]")
+        }
+    }
+
     @Test("cancel or suspend from the task list before the first exchange: the same end")
     func controlsBeforeTheFirstExchange() async throws {
         try await TestServer.withRunning { server in

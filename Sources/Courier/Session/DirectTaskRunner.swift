@@ -45,6 +45,10 @@ final class DirectTaskRunner: TaskDriver {
         /// The awaiting Swift task, while a hop runs (unsafe: the checked form allocates a box
         /// per hop). Resumed exactly once: ``resumeWaiter()`` takes it out under the lock.
         var waiter: Waiter?
+        /// The task's progress, once something asked for it (``progress``).
+        var progress: TaskProgress?
+        /// Set by ``finish(response:object:error:data:serializer:)``: progress made later has ended.
+        var progressEnded = false
     }
 
     /// The Swift task awaiting a hop, and what the hop ended with once it did (kept for the
@@ -56,7 +60,8 @@ final class DirectTaskRunner: TaskDriver {
 
     let task: DataTask
     let environment: TaskEnvironment
-    let progress: TaskProgress
+    /// The request body's length, when known (the upload total).
+    private let bodyLength: Int64?
     private let state: Mutex<State>
     /// Posts the task's resumes, suspensions and completion in the order of their transitions.
     let outbox = TaskNotificationOutbox()
@@ -69,9 +74,34 @@ final class DirectTaskRunner: TaskDriver {
             maximumBodySize: environment.configuration.maximumResponseBodySize)
         self.state = Mutex(State(machine: machine, requestBody: body))
         let bodyLength = body?.expectedLength
+        self.bodyLength = bodyLength
         if let bodyLength { task.snapshot.withLock { $0.countOfBytesExpectedToSend = bodyLength } }
-        let uploadTotal = bodyLength ?? task.originalRequest?.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
-        self.progress = TaskProgress(uploadTotal: uploadTotal, uploadHandler: nil, downloadHandler: nil)
+    }
+
+    /// The task's progress, made on first use from the task's counts (which every event
+    /// updates first): an awaited call has no progress block, and most never ask, so a task
+    /// makes none and its events update none until then. Made under the lock events check it
+    /// under, so no update is lost in between.
+    var progress: TaskProgress {
+        state.withLock { state in
+            if let existing = state.progress { return existing }
+            let counts = task.snapshot.withLock {
+                (
+                    sent: $0.countOfBytesSent, toSend: $0.countOfBytesExpectedToSend, received: $0.countOfBytesReceived,
+                    toReceive: $0.countOfBytesExpectedToReceive
+                )
+            }
+            let uploadTotal =
+                bodyLength ?? task.originalRequest?.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? counts.toSend
+            let made = TaskProgress(uploadTotal: uploadTotal, uploadHandler: nil, downloadHandler: nil)
+            if counts.sent > 0 { made.update(.upload, total: nil, completed: counts.sent, notify: false) }
+            if counts.toReceive >= 0 || counts.received > 0 {
+                made.update(.download, total: counts.toReceive, completed: counts.received, notify: false)
+            }
+            if state.progressEnded { made.finish() }
+            state.progress = made
+            return made
+        }
     }
 
     // MARK: - Control (from the task's handle, any thread)
@@ -270,7 +300,11 @@ final class DirectTaskRunner: TaskDriver {
     /// then the completion block and AFNetworking's completion notification (with `object`,
     /// the serializer's output, and `data`, the body).
     func finish(response: HTTPURLResponse?, object: (any Sendable)?, error: (any Error)?, data: Data?, serializer: any ResponseSerializer) {
-        progress.finish()
+        let progress = state.withLock { state in
+            state.progressEnded = true
+            return state.progress
+        }
+        progress?.finish()
         state.withLock { state in
             _ = state.machine.claimCompletion()
             state.machine.finished()
@@ -294,7 +328,7 @@ final class DirectTaskRunner: TaskDriver {
                 snapshot.countOfBytesSent = sent
                 if let expected { snapshot.countOfBytesExpectedToSend = expected }
             }
-            progress.update(.upload, total: expected, completed: sent, notify: false)
+            state.withLock { $0.progress }?.update(.upload, total: expected, completed: sent, notify: false)
         case .responseHead(let head):
             handleHead(head, request: request)
         case .bodyPart(let buffer):
@@ -303,7 +337,7 @@ final class DirectTaskRunner: TaskDriver {
                 case .gather(let received):
                     buffer.withUnsafeReadableBytes { state.data.append(contentsOf: $0) }
                     task.snapshot.withLock { $0.countOfBytesReceived = received }
-                    progress.update(.download, total: nil, completed: received, notify: false)
+                    state.progress?.update(.download, total: nil, completed: received, notify: false)
                     return nil
                 case .failBodyTooLarge(let limit, let received):
                     task.snapshot.withLock { $0.countOfBytesReceived = received }  // as a TaskDelegate counts it
@@ -339,8 +373,8 @@ final class DirectTaskRunner: TaskDriver {
             snapshot.setResponse(head: head, url: url, made: nil)
             snapshot.countOfBytesExpectedToReceive = expectedLength
         }
-        progress.update(.download, total: expectedLength, completed: 0, notify: false)
         let engineTask: EngineTask? = state.withLock { state in
+            state.progress?.update(.download, total: expectedLength, completed: 0, notify: false)
             guard case .failBodyTooLarge(let limit, let contentLength) = state.machine.receivedFinalHead(expectedLength: expectedLength)
             else { return nil }
             let error = CourierError.responseBodyTooLarge(url: url, limit: limit, contentLength: contentLength, received: 0)
