@@ -15,8 +15,9 @@ enum CacheVary {
     /// The secondary key to store with a response: each varied name and a digest of the
     /// request's (normalized) value of it (``digest(ofNormalized:)``; nil: absent). Never the
     /// value itself, whatever the name: a server may vary on any field (`X-Api-Key`,
-    /// `X-CSRF-Token`) and the disk store writes keys to its metadata files. A response that isn't `public` (or is `private` too) varies on
-    /// `Authorization` and `Cookie` too (absent included), as if the server had said so: it
+    /// `X-CSRF-Token`) and the disk store writes keys to its metadata files. A response that
+    /// isn't `public` (or is `private` too) varies on `Authorization` and `Cookie` too (absent
+    /// included), as if the server had said so: it
     /// answers the credentials or session sent, or their absence, and one cache may serve
     /// several users (RFC 9111 §3.5 lets a response to credentials be stored, not shared; a
     /// server process's users differ by their session cookie as often as by `Authorization`).
