@@ -45,6 +45,9 @@ final class DirectTaskRunner: TaskDriver {
         /// The awaiting Swift task, while a hop runs (unsafe: the checked form allocates a box
         /// per hop). Resumed exactly once: ``resumeWaiter()`` takes it out under the lock.
         var waiter: Waiter?
+        /// The request of the hop in flight (its events read it: the event closure then
+        /// captures only the runner, and needs no context allocated per hop).
+        var hopRequest: URLRequest?
         /// The task's progress, once something asked for it (``progress``).
         var progress: TaskProgress?
         /// Set by ``finish(response:object:error:data:serializer:)``: progress made later has ended.
@@ -255,9 +258,12 @@ final class DirectTaskRunner: TaskDriver {
                 continuation.resume(returning: .notSent(error as? CourierError ?? .connectionLost(url: request.url, reason: "\(error)")))
                 return
             }
-            state.withLock { $0.waiter = Waiter(continuation: continuation) }
+            state.withLock { state in
+                state.waiter = Waiter(continuation: continuation)
+                state.hopRequest = request
+            }
             let engineTask = engine.execute(engineRequest) { [self] event in
-                self.handle(event, request: request)
+                self.handle(event)
             }
             let start = state.withLock { state in
                 state.engineTask = engineTask
@@ -321,7 +327,7 @@ final class DirectTaskRunner: TaskDriver {
 
     // MARK: - Engine events (where they arrive: an event loop)
 
-    private func handle(_ event: EngineEvent, request: URLRequest) {
+    private func handle(_ event: EngineEvent) {
         switch event {
         case .uploadProgress(let sent, let expected):
             task.snapshot.withLock { snapshot in
@@ -330,6 +336,7 @@ final class DirectTaskRunner: TaskDriver {
             }
             state.withLock { $0.progress }?.update(.upload, total: expected, completed: sent, notify: false)
         case .responseHead(let head):
+            guard let request = state.withLock({ $0.hopRequest }) else { return }
             handleHead(head, request: request)
         case .bodyPart(let buffer):
             let failure: (EngineTask?, CourierError)? = state.withLock { state in
@@ -341,7 +348,8 @@ final class DirectTaskRunner: TaskDriver {
                     return nil
                 case .failBodyTooLarge(let limit, let received):
                     task.snapshot.withLock { $0.countOfBytesReceived = received }  // as a TaskDelegate counts it
-                    let error = CourierError.responseBodyTooLarge(url: request.url, limit: limit, contentLength: nil, received: received)
+                    let error = CourierError.responseBodyTooLarge(
+                        url: state.hopRequest?.url, limit: limit, contentLength: nil, received: received)
                     return state.machine.fail(error) ? (state.engineTask, error) : nil
                 case .discard, .stream, .write:
                     return nil
