@@ -12,6 +12,15 @@ import Foundation
 /// username/password authentication (RFC 1929) when credentials are set; TLS then runs end to
 /// end with the origin. A proxy that answers otherwise fails the request with
 /// ``EngineError/proxyFailed(proxy:target:refusal:)``.
+///
+/// A `Proxy-Authorization` field the caller set on a request: in absolute form (http through
+/// an HTTP proxy) the proxy reads the head, so it goes as set (and wins over the configured
+/// credentials). Through a tunnel (a `CONNECT` for https, or SOCKS5) the head goes to the
+/// origin, so the field is dropped: the proxy's credentials never reach a third party. It is
+/// not used for the `CONNECT` either: the tunnel is opened once per pooled connection, before
+/// any request, and shared by every later request to the same origin through the same proxy,
+/// so one request's credentials would open a tunnel for other callers. Set ``username`` and
+/// ``password`` for the tunnel. Without a proxy the field is sent as given.
 public struct EngineProxy: Sendable, Hashable {
     /// Which protocol the proxy speaks.
     public enum Kind: String, Sendable, Hashable {

@@ -256,6 +256,10 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             if let authorization = absoluteFormProxy.authorization, !head.headers.contains(name: "proxy-authorization") {
                 head.headers.add(name: "Proxy-Authorization", value: authorization)
             }
+        } else if execution.key.proxy != nil, head.headers.contains(name: "proxy-authorization") {
+            // Through a tunnel (CONNECT or SOCKS5) the origin reads the head: the proxy's
+            // credentials are not the origin's (see EngineProxy).
+            head.headers.remove(name: "proxy-authorization")
         }
         let closeAfter = !head.isKeepAlive
         armTimers(for: exchange, context: context)
