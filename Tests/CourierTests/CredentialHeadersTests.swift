@@ -12,7 +12,8 @@ struct CredentialHeadersTests {
     @Test func theSetsAreWhatTheirRulesUse() {
         #expect(CredentialHeaders.requestFields == ["Authorization", "Cookie", "Proxy-Authorization"])
         #expect(Set(RedirectRule.crossOriginSensitiveHeaders) == Set(CredentialHeaders.requestFields))
-        #expect(ImageCredentialScope.fieldNames == CredentialHeaders.requestFields)
+        #expect(CredentialHeaders.tokenFields == ["X-Api-Key", "X-Auth-Token", "X-Amz-Security-Token"])
+        #expect(ImageCredentialScope.fieldNames == CredentialHeaders.requestFields + CredentialHeaders.tokenFields)
         #expect(CredentialHeaders.userFields == ["authorization", "cookie"])
         #expect(CacheVary.impliedFieldNames(responseHeaders: [:]) == CredentialHeaders.userFields)
         #expect(ObservabilityRedaction.defaultSensitiveHeaders == CredentialHeaders.redactedFields)
@@ -28,6 +29,7 @@ struct CredentialHeadersTests {
         let request = Set(CredentialHeaders.requestFields.map { $0.lowercased() })
         #expect(request.isSubset(of: CredentialHeaders.redactedFields))
         #expect(Set(CredentialHeaders.userFields).isSubset(of: request))
+        #expect(Set(CredentialHeaders.tokenFields.map { $0.lowercased() }).isSubset(of: CredentialHeaders.redactedFields))
         #expect(CredentialHeaders.redactedFields.allSatisfy { $0 == $0.lowercased() })
         #expect(CredentialHeaders.userFields.allSatisfy { $0 == $0.lowercased() })
         #expect(CredentialHeaders.requestFields.count == request.count)

@@ -7,7 +7,8 @@ import FoundationNetworking
 import Testing
 
 /// One `ImageDownloader` shared by several users (a server process): a request carrying
-/// `Authorization`, `Cookie` or `Proxy-Authorization` never shares an image with a request
+/// `Authorization`, `Cookie`, `Proxy-Authorization` or a token field (`X-Api-Key`,
+/// `X-Auth-Token`, `X-Amz-Security-Token`) never shares an image with a request
 /// carrying other values (or none), neither from the image cache nor by merging into another
 /// user's download; requests without them keep AFN's exact key and sharing.
 @Suite struct ImageCredentialIsolationTests {
@@ -31,7 +32,7 @@ import Testing
         #expect(Self.key(Self.request(Self.url, "Accept", "image/png")) == "http://test.com/image")
     }
 
-    @Test(arguments: ["Authorization", "Cookie", "Proxy-Authorization"])
+    @Test(arguments: ["Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key", "X-Auth-Token", "X-Amz-Security-Token"])
     func credentialsKeyApartWithoutTheirValue(field: String) {
         let alice = Self.key(Self.request(Self.url, field, "Bearer alice-secret"), "filter")
         let bob = Self.key(Self.request(Self.url, field, "Bearer bob-secret"), "filter")
@@ -54,7 +55,7 @@ import Testing
         #expect(cache.image(for: Self.request(Self.url, "Authorization", "alice"), withAdditionalIdentifier: nil) == gif(2))
     }
 
-    @Test(arguments: ["Authorization", "Cookie"])
+    @Test(arguments: ["Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "X-Amz-Security-Token"])
     func anotherUserDoesNotGetTheCachedImage(field: String) async throws {
         try await ImagePerUserServer.withRunning(widths: ["alice": 2, "bob": 3]) { server in
             let downloader = ImageDownloaderTests.makeDownloader()
@@ -83,7 +84,8 @@ import Testing
         }
     }
 
-    @Test func anotherUserIsNotMergedIntoADownloadInFlight() async throws {
+    @Test(arguments: ["Authorization", "X-Api-Key"])
+    func anotherUserIsNotMergedIntoADownloadInFlight(field: String) async throws {
         try await TestServer.withRunning { blockingServer in
             try await ImagePerUserServer.withRunning(widths: ["alice": 2, "bob": 3, "carol": 4]) { server in
                 // One slot, held by a request that is never answered: the others queue behind it.
@@ -95,7 +97,7 @@ import Testing
                 func download(_ user: String?, tag: String) throws -> ImageDownloadReceipt {
                     try #require(
                         downloader.downloadImage(
-                            for: Self.request(server.url, "Authorization", user), success: recorder.success(tag),
+                            for: Self.request(server.url, field, user), success: recorder.success(tag),
                             failure: recorder.failure(tag)))
                 }
                 let alice = try download("alice", tag: "alice")

@@ -6,7 +6,7 @@ import Synchronization
 
 /// A loopback HTTP server that answers every request with a GIF whose width names the user who
 /// asked: each request's credentials (its `Authorization`, else `Cookie`, else
-/// `Proxy-Authorization` value) are looked up in `widths`; no credentials give width 1, unknown
+/// `Proxy-Authorization`, else `X-Api-Key`, `X-Auth-Token`, `X-Amz-Security-Token` value) are looked up in `widths`; no credentials give width 1, unknown
 /// ones a `401`. It records the credentials of every request it received, in order. For the
 /// image tests of a downloader shared by several users (the in-process test server answers
 /// every user the same image).
@@ -82,7 +82,8 @@ final class ImagePerUserServer: Sendable {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
             case .head(let head):
-                credentials = ["authorization", "cookie", "proxy-authorization"].lazy.compactMap { head.headers.first(name: $0) }.first
+                credentials = ["authorization", "cookie", "proxy-authorization", "x-api-key", "x-auth-token", "x-amz-security-token"]
+                    .lazy.compactMap { head.headers.first(name: $0) }.first
             case .body:
                 break
             case .end:
