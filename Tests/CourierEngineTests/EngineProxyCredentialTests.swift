@@ -23,7 +23,9 @@ struct EngineProxyCredentialTests {
 
     /// The headers (names lowercased) the origin says it received, from `/headers`, for a
     /// request carrying a caller-set `Proxy-Authorization`; and the protocol it went over.
-    static func originHeaders(_ engine: HTTPEngine, _ url: URL) async throws -> (headers: [String: String], protocolName: String?) {
+    static func originHeaders(
+        _ engine: HTTPEngine, _ url: URL
+    ) async throws -> (headers: [String: String], protocolName: String?) {
         let request = EngineRequest(url: url, headers: ["Proxy-Authorization": callerValue, "X-Marker": "kept"])
         let response = try await engine.collect(request)
         #expect(response.head.status == .ok)

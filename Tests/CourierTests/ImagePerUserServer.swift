@@ -5,9 +5,9 @@ import NIOPosix
 import Synchronization
 
 /// A loopback HTTP server that answers every request with a GIF whose width names the user who
-/// asked: each request's credentials (its `Authorization`, else `Cookie`, else
-/// `Proxy-Authorization`, else `X-Api-Key`, `X-Auth-Token`, `X-Amz-Security-Token` value) are looked up in `widths`; no credentials give width 1, unknown
-/// ones a `401`. It records the credentials of every request it received, in order. For the
+/// asked: each request's credentials (the value of its first field of `Authorization`,
+/// `Cookie`, `Proxy-Authorization`, `X-Api-Key`, `X-Auth-Token`, `X-Amz-Security-Token`) are
+/// looked up in `widths`; no credentials give width 1, unknown ones a `401`. It records the credentials of every request it received, in order. For the
 /// image tests of a downloader shared by several users (the in-process test server answers
 /// every user the same image).
 final class ImagePerUserServer: Sendable {
@@ -70,6 +70,9 @@ final class ImagePerUserServer: Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
 
+        static let credentialFields = [
+            "authorization", "cookie", "proxy-authorization", "x-api-key", "x-auth-token", "x-amz-security-token",
+        ]
         let widths: [String: UInt16]
         let recorder: Recorder
         var credentials: String?
@@ -82,8 +85,7 @@ final class ImagePerUserServer: Sendable {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
             case .head(let head):
-                credentials = ["authorization", "cookie", "proxy-authorization", "x-api-key", "x-auth-token", "x-amz-security-token"]
-                    .lazy.compactMap { head.headers.first(name: $0) }.first
+                credentials = Self.credentialFields.lazy.compactMap { head.headers.first(name: $0) }.first
             case .body:
                 break
             case .end:
