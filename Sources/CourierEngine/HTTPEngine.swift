@@ -49,9 +49,11 @@ public final class HTTPEngine: Sendable {
 
     /// Starts `request`. `onEvent` receives its events in order on an event loop; keep it fast
     /// (hand heavy work elsewhere). Invalid input (URL, scheme, headers, a missing body file)
-    /// fails before any I/O, still through `onEvent`.
+    /// fails before any I/O, still through `onEvent`. `request` is taken (`consuming`): a
+    /// caller that passes its last use moves it in, without copying its URL, fields and body
+    /// (each copy is a retain of the caller's objects, often shared by every request).
     @discardableResult
-    public func execute(_ request: EngineRequest, onEvent: @escaping @Sendable (EngineEvent) -> Void) -> EngineTask {
+    public func execute(_ request: consuming EngineRequest, onEvent: @escaping @Sendable (EngineEvent) -> Void) -> EngineTask {
         let waiterID = pool.makeWaiterID()
         let idleTimeout = request.idleTimeout ?? configuration.idleTimeout
         let target: RequestTarget
@@ -63,7 +65,7 @@ public final class HTTPEngine: Sendable {
             bodyFile = try Self.validate(request)
         } catch {
             let execution = RequestExecution(
-                request: request,
+                request: consume request,
                 target: Self.fallbackTarget,
                 waiterID: waiterID,
                 idleTimeout: idleTimeout,
@@ -73,7 +75,7 @@ public final class HTTPEngine: Sendable {
             return EngineTask(execution: execution, pool: pool)
         }
         let execution = RequestExecution(
-            request: request,
+            request: consume request,
             target: target,
             waiterID: waiterID,
             idleTimeout: idleTimeout,

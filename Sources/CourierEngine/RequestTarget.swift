@@ -28,7 +28,7 @@ package struct RequestTarget: Sendable, Hashable {
     }
 
     /// The target of `url`, or ``EngineError/invalidURL(_:)`` / ``EngineError/unsupportedScheme(_:)``.
-    package init(url: URL) throws(EngineError) {
+    package init(url: borrowing URL) throws(EngineError) {
         try self.init(string: url.absoluteString)
     }
 

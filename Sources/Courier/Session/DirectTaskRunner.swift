@@ -24,13 +24,13 @@ import Synchronization
 /// Measured (sequential small GETs against nginx): a ``TaskDelegate`` costs ~15 µs of CPU per
 /// request more than the engine alone, most of it generality this task never uses.
 final class DirectTaskRunner: TaskDriver {
-    /// How the task ended: the body gathered (also after a failure), the final head and its
-    /// URL when one counts, the last exchange's metrics, and the task's error, if any.
+    /// How the task ended: the body gathered (also after a failure), whether a final response
+    /// counts, and the task's error, if any. The final head, its URL and the last exchange's
+    /// metrics are on the task's snapshot (read there once by whoever needs them: each copy of
+    /// the URL is a retain of an object the caller's other requests often share).
     struct Ended {
         var data = Data()
-        var head: HTTPResponseHead?
-        var url: URL?
-        var metrics: EngineMetrics?
+        var hasResponse = false
         var error: CourierError?
     }
 
@@ -213,7 +213,7 @@ final class DirectTaskRunner: TaskDriver {
     private func runHops(from first: URLRequest?) async -> Ended {
         guard var request = first else {
             // Cancelled before it started, or its session was invalidated.
-            return end(.complete(withResponse: false, ending: .cancelled), url: task.originalRequest?.url)
+            return end(.complete(withResponse: false, ending: .cancelled), request: task.originalRequest)
         }
         while true {
             switch await send(request) {
@@ -232,7 +232,7 @@ final class DirectTaskRunner: TaskDriver {
     /// ``BodyReplayRule`` says), or the task's end.
     @inline(never)
     private func step(after action: TaskStateMachine.EndAction, request: URLRequest) -> NextStep {
-        guard case .sendNextHop(let next) = action else { return .finished(end(action, url: request.url)) }
+        guard case .sendNextHop(let next) = action else { return .finished(end(action, request: request)) }
         let replayed = BodyReplayRule.body(
             state.withLock { $0.requestBody }, previousMethod: request.httpMethod, nextMethod: next.httpMethod, fresh: { nil })
         guard let nextBody = replayed else { return .finished(Ended(error: .requestBodyNotReplayable(url: next.url))) }
@@ -262,7 +262,7 @@ final class DirectTaskRunner: TaskDriver {
                 state.waiter = Waiter(continuation: continuation)
                 state.hopRequest = request
             }
-            let engineTask = engine.execute(engineRequest) { [self] event in
+            let engineTask = engine.execute(consume engineRequest) { [self] event in
                 self.handle(event)
             }
             let start = state.withLock { state in
@@ -274,10 +274,12 @@ final class DirectTaskRunner: TaskDriver {
         }
     }
 
-    /// How a task that ended with `action` (a completion) ended; `url` names the request.
-    private func end(_ action: TaskStateMachine.EndAction, url: URL?) -> Ended {
+    /// How a task that ended with `action` (a completion) ended; `request` (the last hop's)
+    /// names it in an error. (Its URL is read only for an error: the caller's URL object is often
+    /// shared by every request, and each read is a retain other threads contend on.)
+    private func end(_ action: TaskStateMachine.EndAction, request: URLRequest?) -> Ended {
         guard case .complete(let withResponse, let ending) = action else {
-            return Ended(error: .connectionLost(url: url, reason: "the task ended between two hops"))
+            return Ended(error: .connectionLost(url: request?.url, reason: "the task ended between two hops"))
         }
         let data = state.withLock { state in
             _ = state.machine.claimCompletion()
@@ -288,16 +290,12 @@ final class DirectTaskRunner: TaskDriver {
             return state.data
         }
         // The final head went to the task when it arrived (``handleHead(_:request:)``) and each
-        // hop's metrics when it ended: read there, not set again (which would drop a response
-        // a reader already made). The received count is the task's already (each chunk's).
-        let (head, responseURL, metrics) = task.snapshot.withLock { ($0.head, $0.responseURL, $0.metrics) }
-        var ended = Ended(data: data, metrics: metrics, error: ending.map { $0.reportedError(url: url) })
-        if withResponse {
-            ended.head = head
-            ended.url = responseURL
-        }
-        if ended.error == nil, ended.head == nil {
-            ended.error = .connectionLost(url: url, reason: "no response")
+        // hop's metrics when it ended: they stay there (set again, a response a reader already
+        // made would be dropped). The received count is the task's already (each chunk's).
+        let hasResponse = withResponse && task.snapshot.withLock { $0.head != nil && $0.responseURL != nil }
+        var ended = Ended(data: data, hasResponse: hasResponse, error: ending.map { $0.reportedError(url: request?.url) })
+        if ended.error == nil, !hasResponse {
+            ended.error = .connectionLost(url: request?.url, reason: "no response")
         }
         return ended
     }

@@ -87,7 +87,7 @@ extension URLSessionManager {
         let serializer = serializer ?? environment.responseSerializer
         var object: (any Sendable)?
         var error: (any Error)? = ended.error
-        let response = ended.head == nil ? nil : task.response
+        let response = ended.hasResponse ? task.response : nil
         if error == nil {
             (object, error) = serializer.serializeForCompletion(response, data: ended.data)
         }
@@ -218,7 +218,8 @@ extension HTTPSessionManager {
     ) async throws -> HTTPTypesResponse<S.Output> {
         let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
         let outcome = try await runHeadOnly(request, interceptor: interceptor)
-        return try outcome.typed(outcome.serialized(by: serializer))
+        let value = try outcome.serialized(by: serializer)
+        return try outcome.typed(value)
     }
 
     /// `method` with `body` encoded by `encoder` (default a plain `JSONEncoder`) as the request
@@ -249,7 +250,8 @@ extension HTTPSessionManager {
     ) async throws -> HTTPTypesResponse<S.Output> {
         let request = try makeRequest(method: method, urlString: urlString, body: body, encoder: encoder, headers: headers)
         let outcome = try await runHeadOnly(request, interceptor: interceptor)
-        return try outcome.typed(outcome.serialized(by: serializer))
+        let value = try outcome.serialized(by: serializer)
+        return try outcome.typed(value)
     }
 
     // MARK: - The verbs
@@ -452,7 +454,8 @@ extension HTTPSessionManager {
         -> HTTPTypesResponse<T>
     {
         let outcome = try await runHeadOnly(request, interceptor: interceptor)
-        return try outcome.typed(outcome.decode(type, makeDecoder: { decoder }))
+        let value = try outcome.decode(type, makeDecoder: { decoder })
+        return try outcome.typed(value)
     }
 }
 
@@ -474,7 +477,8 @@ extension URLSessionManager {
         for request: URLRequest, as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
         let outcome = try await runHeadOnly(request, interceptor: interceptor)
-        return try outcome.typed(outcome.decode(type, makeDecoder: { decoder }))
+        let value = try outcome.decode(type, makeDecoder: { decoder })
+        return try outcome.typed(value)
     }
 
     /// Sends `request` and returns what `serializer` makes of the response (for this call
@@ -485,7 +489,8 @@ extension URLSessionManager {
         for request: URLRequest, serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
         let outcome = try await runHeadOnly(request, interceptor: interceptor)
-        return try outcome.typed(outcome.serialized(by: serializer))
+        let value = try outcome.serialized(by: serializer)
+        return try outcome.typed(value)
     }
 }
 

@@ -40,8 +40,9 @@ public struct HTTPTypesResponse<Value: Sendable>: Sendable {
     }
 
     /// - Throws: ``CourierError/connectionLost(url:reason:)`` for a status outside 0...999.
-    init(value: Value, head: HTTPResponseHead, url: URL, metrics: EngineMetrics?) throws {
-        self.init(value: value, head: try LazyResponseHead(head, url: url), url: url, metrics: metrics)
+    init(value: Value, head: HTTPResponseHead, url: consuming URL, metrics: EngineMetrics?) throws {
+        let lazyHead = try LazyResponseHead(head, url: url)
+        self.init(value: value, head: lazyHead, url: url, metrics: metrics)
     }
 }
 
@@ -76,7 +77,8 @@ extension URLSessionManager {
         async throws -> HTTPTypesResponse<Data>
     {
         let outcome = try await runHeadOnly(ResponseHeadBridge.urlRequest(from: request, body: body), interceptor: interceptor)
-        return try outcome.typed(outcome.data)
+        let value = outcome.data
+        return try outcome.typed(value)
     }
 
     /// Sends `request` and decodes the JSON body into `type`, validated as
@@ -93,7 +95,8 @@ extension URLSessionManager {
         makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<T> {
         let outcome = try await runHeadOnly(ResponseHeadBridge.urlRequest(from: request, body: body), interceptor: interceptor)
-        return try outcome.typed(outcome.decode(type, makeDecoder: makeDecoder))
+        let value = try outcome.decode(type, makeDecoder: makeDecoder)
+        return try outcome.typed(value)
     }
 
     /// What a head-only task ended with.
@@ -110,7 +113,9 @@ extension URLSessionManager {
         /// `task.response` returns.
         var response: HTTPURLResponse? { task.response }
 
-        func typed<Value: Sendable>(_ value: Value) throws -> HTTPTypesResponse<Value> {
+        /// The typed response, made of this outcome's parts (taken, not copied: the URL is
+        /// often one object every request shares, and each copy is a retain threads contend on).
+        consuming func typed<Value: Sendable>(_ value: Value) throws -> HTTPTypesResponse<Value> {
             try HTTPTypesResponse(value: value, head: head, url: url, metrics: metrics)
         }
 
@@ -187,10 +192,12 @@ extension URLSessionManager {
             response: nil, object: ended.error == nil ? ended.data : nil, error: ended.error, data: ended.data,
             serializer: environment.responseSerializer)
         if let error = ended.error { throw error }
-        guard let head = ended.head, let url = ended.url else {
+        // The final head, its URL and the metrics, read once from the task (see ``DirectTaskRunner/Ended``).
+        let (head, url, metrics) = task.snapshot.withLock { ($0.head, $0.responseURL, $0.metrics) }
+        guard ended.hasResponse, let head, let url else {
             throw CourierError.connectionLost(url: request.url, reason: "no response")
         }
-        return HeadOnlyOutcome(data: ended.data, head: head, url: url, metrics: ended.metrics, task: task)
+        return HeadOnlyOutcome(data: ended.data, head: head, url: url, metrics: metrics, task: task)
     }
 }
 
@@ -212,6 +219,7 @@ extension HTTPSessionManager {
     ) async throws -> HTTPTypesResponse<T> {
         let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
         let outcome = try await runHeadOnly(request, interceptor: interceptor)
-        return try outcome.typed(outcome.decode(type, makeDecoder: makeDecoder))
+        let value = try outcome.decode(type, makeDecoder: makeDecoder)
+        return try outcome.typed(value)
     }
 }

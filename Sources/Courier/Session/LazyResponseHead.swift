@@ -18,7 +18,7 @@ final class LazyResponseHead: Sendable {
 
     /// - Throws: ``CourierError/connectionLost(url:reason:)`` for a status outside 0...999
     ///   (checked now, as before: the fields are the only part made later).
-    init(_ head: HTTPResponseHead, url: URL?) throws {
+    init(_ head: HTTPResponseHead, url: borrowing URL?) throws {
         self.status = try ResponseHeadBridge.httpStatus(head, url: url)
         self.head = head
         self.made = Mutex(nil)

@@ -262,7 +262,7 @@ final class TaskDelegate: TaskDriver {
         if let observation {
             handleEvent = observation.exchangeStarting(&engineRequest, url: request.url, handleEvent)
         }
-        let engineTask = engine.execute(engineRequest) { [callbacks, handleEvent] event in
+        let engineTask = engine.execute(consume engineRequest) { [callbacks, handleEvent] event in
             callbacks.deliver(event, inline: inline, setReadingPaused: setReadingPaused, to: handleEvent)
         }
         let start = run.withLock { run in

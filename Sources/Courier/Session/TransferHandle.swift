@@ -71,7 +71,8 @@ extension TransferHandle where Value == Data {
         -> HTTPTypesResponse<T>
     {
         let outcome = try await completion.wait(cancelling: task).get().headOnly(of: task)
-        return try outcome.typed(outcome.decode(type, makeDecoder: { decoder }))
+        let value = try outcome.decode(type, makeDecoder: { decoder })
+        return try outcome.typed(value)
     }
 
     /// Waits for the end and returns what `serializer` makes of the body (it is handed an
@@ -79,7 +80,8 @@ extension TransferHandle where Value == Data {
     /// - Throws: the transfer's error, or the serializer's.
     public func serialized<S: ResponseSerializer>(by serializer: S) async throws -> HTTPTypesResponse<S.Output> {
         let outcome = try await completion.wait(cancelling: task).get().headOnly(of: task)
-        return try outcome.typed(outcome.serialized(by: serializer))
+        let value = try outcome.serialized(by: serializer)
+        return try outcome.typed(value)
     }
 }
 
