@@ -25,11 +25,15 @@ final class HTTP1Connection: Sendable {
         self.id = id
         self.key = key
         self.channel = channel
+        self.eventLoop = channel.eventLoop
         self.handler = handler
         self.usage = Mutex(Usage())
     }
 
-    var eventLoop: any EventLoop { channel.eventLoop }
+    /// The channel's event loop, kept: read through the channel, each use was a retain of the
+    /// loop object from the caller's thread while the loop's own thread retains it all the time
+    /// (a contended reference count on every request).
+    let eventLoop: any EventLoop
 
     /// Runs `execution` on this connection.
     func execute(_ execution: RequestExecution) {

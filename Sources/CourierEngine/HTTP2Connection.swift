@@ -62,13 +62,16 @@ final class HTTP2Connection: Sendable {
         self.id = id
         self.key = key
         self.channel = channel
+        self.eventLoop = channel.eventLoop
         self.multiplexer = multiplexer
         self.observer = observer
         self.settings = settings
         self.state = Mutex(State())
     }
 
-    var eventLoop: any EventLoop { channel.eventLoop }
+    /// The channel's event loop, kept (as ``HTTP1Connection/eventLoop``: read through the
+    /// channel, each use retained the loop object from the caller's thread).
+    let eventLoop: any EventLoop
 
     /// The server's current stream limit and whether it already sent `GOAWAY` (on the loop).
     var currentLimits: (maximumStreams: Int, goingAway: Bool) {
