@@ -302,8 +302,9 @@ final class DirectTaskRunner: TaskDriver {
 
     /// Ends the task as ``TaskDelegate`` does: its public state, leaving the manager's list,
     /// then the completion block and AFNetworking's completion notification (with `object`,
-    /// the serializer's output, and `data`, the body).
-    func finish(response: HTTPURLResponse?, object: (any Sendable)?, error: (any Error)?, data: Data?, serializer: any ResponseSerializer) {
+    /// the serializer's output, and `data`, the body). `serializer` is the one the notification
+    /// names (nil: the manager's, read then).
+    func finish(response: HTTPURLResponse?, object: (any Sendable)?, error: (any Error)?, data: Data?, serializer: (any ResponseSerializer)?) {
         let progress = state.withLock { state in
             state.progressEnded = true
             return state.progress

@@ -188,9 +188,7 @@ extension URLSessionManager {
         registered?(task)
         let ended = await runner.exchange()
         // As a data task's end: the raw body is the object (no serializer runs for a head-only task).
-        runner.finish(
-            response: nil, object: ended.error == nil ? ended.data : nil, error: ended.error, data: ended.data,
-            serializer: environment.responseSerializer)
+        runner.finish(response: nil, object: ended.error == nil ? ended.data : nil, error: ended.error, data: ended.data, serializer: nil)
         if let error = ended.error { throw error }
         // The final head, its URL and the metrics, read once from the task (see ``DirectTaskRunner/Ended``).
         let (head, url, metrics) = task.snapshot.withLock { ($0.head, $0.responseURL, $0.metrics) }

@@ -119,13 +119,17 @@ final class TaskEnvironment: Sendable {
     /// Ends a task's reporting: releases its driver, calls the manager's completion block, then
     /// posts AFNetworking's completion notification and tells the monitors through the task's
     /// `outbox`: after any resume or suspension posted before it (maybe by the thread that is
-    /// posting one right now, which then posts this too, once this returned).
+    /// posting one right now, which then posts this too, once this returned). `serializer` is
+    /// the one the notification names; nil: the manager's, read with the block and the monitors
+    /// (one read of the settings every task shares, not two).
     func taskCompleted(
         _ task: SessionTask, response: HTTPURLResponse?, data: Data?, object: (any Sendable)?, error: (any Error)?,
-        serializer: any ResponseSerializer, assetURL: URL?, outbox: borrowing TaskNotificationOutbox
+        serializer: (any ResponseSerializer)?, assetURL: URL?, outbox: borrowing TaskNotificationOutbox
     ) {
         task.delegateBox.withLock { $0 = nil }
-        let (didComplete, monitors) = settings.withLock { ($0.hooks.taskDidComplete, $0.monitors) }
+        let (didComplete, monitors, serializer) = settings.withLock {
+            ($0.hooks.taskDidComplete, $0.monitors, serializer ?? $0.responseSerializer)
+        }
         didComplete?(task, error)
         let report = CompletionReport(
             task: task, response: response, data: task is DownloadTask ? nil : data, object: object, error: error,
