@@ -36,8 +36,8 @@ extension ImageRequestCache {
     /// The cache key: AFN's, the URL's absolute string followed by the additional identifier
     /// (nothing when nil; a request without a URL keys as the empty string plus the identifier).
     ///
-    /// Not AFN: a request carrying `Authorization`, `Cookie` or `Proxy-Authorization` gets a
-    /// suffix after that, ` credentials-sha256=` and the SHA-256 (hex) of those fields' values
+    /// Not AFN: a request carrying `Authorization`, `Cookie`, `Proxy-Authorization` or a token
+    /// field (`X-Api-Key`, `X-Auth-Token`, `X-Amz-Security-Token`) gets a suffix after that, ` credentials-sha256=` and the SHA-256 (hex) of those fields' values
     /// (never the values), so one user's image is never another's (a downloader shared by several
     /// users, as in a server). A request with none of them keeps AFN's key exactly.
     public static func imageCacheKey(for request: URLRequest, withAdditionalIdentifier identifier: String?) -> String {

@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// - Requests for the same URL (its absolute string) while a download is queued or running share
 ///   that one task; each caller gets its own ``ImageDownloadReceipt`` and its own callbacks.
-///   Not AFN: requests carrying `Authorization`, `Cookie` or `Proxy-Authorization` share a task
+///   Not AFN: requests carrying `Authorization`, `Cookie`, `Proxy-Authorization` or a token
+///   field (`X-Api-Key`, `X-Auth-Token`, `X-Amz-Security-Token`) share a task
 ///   (and a cached image, see ``ImageRequestCache/imageCacheKey(for:withAdditionalIdentifier:)``)
 ///   only with requests carrying the same values, so a downloader shared by several users never
 ///   gives one user's image to another.
