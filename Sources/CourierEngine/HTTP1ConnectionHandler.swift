@@ -250,7 +250,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         // `consume`: the exchange then holds the metrics' only copy, which it updates in place.
         let exchange = Exchange(execution: execution, metrics: consume metrics, expectedBodyLength: expectedLength)
         self.exchange = exchange
-        var head = Self.makeHead(for: request, target: execution.target, bodyLength: expectedLength, hasBody: body != nil)
+        var head = Self.makeHead(
+            for: request, target: execution.target, bodyLength: expectedLength, hasBody: body != nil,
+            acceptsCompression: decompressionMaximumSize != nil)
         if let absoluteFormProxy {
             head.uri = absoluteFormProxy.origin + head.uri
             if let authorization = absoluteFormProxy.authorization, !head.headers.contains(name: "proxy-authorization") {
@@ -702,11 +704,19 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         return EngineErrorMapping.map(error, host: host)
     }
 
-    static func makeHead(for request: EngineRequest, target: RequestTarget, bodyLength: Int64?, hasBody: Bool)
-        -> HTTPRequestHead
-    {
+    /// The request head for `request`: `Host` first (unless given), the request's fields without
+    /// any `Content-Length` or `Transfer-Encoding`, then the body's framing.
+    ///
+    /// `acceptsCompression` (the pipeline has a decompressor): a request without
+    /// `Accept-Encoding` gets `Accept-Encoding: deflate, gzip` last, the field and place
+    /// `NIOHTTPResponseDecompressor` would give it. Added here, in the head's own storage, the
+    /// decompressor passes the head on as it is; added there, every request's fields were copied
+    /// (the head it receives shares them) and grown.
+    static func makeHead(
+        for request: EngineRequest, target: RequestTarget, bodyLength: Int64?, hasBody: Bool, acceptsCompression: Bool = false
+    ) -> HTTPRequestHead {
         var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headers.count + 3)
+        headers.reserveCapacity(request.headers.count + 4)  // Host, a length, Accept-Encoding, a proxy's credentials
         if !request.headers.contains(name: "host") {
             headers.add(name: "Host", value: target.hostHeader)
         }
@@ -724,6 +734,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             }
         } else if Self.methodsWithBodySemantics.contains(request.method) {
             headers.add(name: "Content-Length", value: "0")
+        }
+        if acceptsCompression, !headers.contains(name: "accept-encoding") {
+            headers.add(name: "Accept-Encoding", value: "deflate, gzip")
         }
         return HTTPRequestHead(
             version: .http1_1,

@@ -177,6 +177,31 @@ struct EngineTransferTests {
         }
     }
 
+    /// What the server reads as `Accept-Encoding` (repeated fields would arrive joined by
+    /// commas): exactly `deflate, gzip` with decompression on (HTTP/1.1 and HTTP/2), the
+    /// caller's own value alone when it set one, and nothing with decompression off.
+    @Test(arguments: [EngineConfiguration.HTTPVersionPolicy.http1Only, .automatic])
+    func acceptEncodingAsTheServerReadsIt(_ policy: EngineConfiguration.HTTPVersionPolicy) async throws {
+        func sent(_ configuration: EngineConfiguration, headers: HTTPHeaders = [:]) async throws -> String? {
+            var configuration = configuration
+            configuration.httpVersion = policy
+            configuration.tls.trustsSystemRoots = false
+            configuration.tls.additionalTrustRootsDER = [try TestCertificateAuthority.shared.rootCertificateDER]
+            return try await withEngine(server: .init(tls: .valid), engine: configuration) { engine, server in
+                let url = try #require(URL(string: "https://localhost:\(server.port)/headers"))
+                let response = try await engine.collect(EngineRequest(url: url, headers: headers))
+                #expect(response.metrics.networkProtocolName == (policy == .automatic ? "h2" : "http/1.1"))
+                let echoed = try #require(try response.json()["headers"] as? [String: Any])
+                return echoed["Accept-Encoding"] as? String
+            }
+        }
+        #expect(try await sent(EngineConfiguration()) == "deflate, gzip")
+        #expect(try await sent(EngineConfiguration(), headers: ["Accept-Encoding": "br"]) == "br")
+        var off = EngineConfiguration()
+        off.decompression = .disabled
+        #expect(try await sent(off) == nil)
+    }
+
     @Test func keepAliveReusesTheConnection() async throws {
         try await withEngine { engine, server in
             let first = try await engine.collect(EngineRequest(url: server.url("/get")))
