@@ -252,12 +252,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         self.exchange = exchange
         var head = Self.makeHead(
             for: request, target: execution.target, bodyLength: expectedLength, hasBody: body != nil,
-            acceptsCompression: decompressionMaximumSize != nil)
+            acceptsCompression: decompressionMaximumSize != nil, proxyAuthorization: absoluteFormProxy?.authorization)
         if let absoluteFormProxy {
             head.uri = absoluteFormProxy.origin + head.uri
-            if let authorization = absoluteFormProxy.authorization, !head.headers.contains(name: "proxy-authorization") {
-                head.headers.add(name: "Proxy-Authorization", value: authorization)
-            }
         } else if execution.key.proxy != nil, head.headers.contains(name: "proxy-authorization") {
             // Through a tunnel (CONNECT or SOCKS5) the origin reads the head: the proxy's
             // credentials are not the origin's (see EngineProxy).
@@ -712,8 +709,13 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     /// `NIOHTTPResponseDecompressor` would give it. Added here, in the head's own storage, the
     /// decompressor passes the head on as it is; added there, every request's fields were copied
     /// (the head it receives shares them) and grown.
+    ///
+    /// `proxyAuthorization` (an HTTP proxy's configured credentials, for a request in absolute
+    /// form): added as `Proxy-Authorization` unless the request sets that field, after the
+    /// framing and before `Accept-Encoding` (the order the decompressor gave them).
     static func makeHead(
-        for request: EngineRequest, target: RequestTarget, bodyLength: Int64?, hasBody: Bool, acceptsCompression: Bool = false
+        for request: EngineRequest, target: RequestTarget, bodyLength: Int64?, hasBody: Bool, acceptsCompression: Bool = false,
+        proxyAuthorization: String? = nil
     ) -> HTTPRequestHead {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 4)  // Host, a length, Accept-Encoding, a proxy's credentials
@@ -734,6 +736,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
             }
         } else if Self.methodsWithBodySemantics.contains(request.method) {
             headers.add(name: "Content-Length", value: "0")
+        }
+        if let proxyAuthorization, !headers.contains(name: "proxy-authorization") {
+            headers.add(name: "Proxy-Authorization", value: proxyAuthorization)
         }
         if acceptsCompression, !headers.contains(name: "accept-encoding") {
             headers.add(name: "Accept-Encoding", value: "deflate, gzip")
