@@ -292,6 +292,27 @@ import FoundationNetworking
         #expect(fileRequest.httpBodyStream == nil)
     }
 
+    /// `form`'s body as one of its three producers makes it (`data`: `writeBody(into:)`,
+    /// `buffers`: `writeBody(intoBuffers:)`, else the input stream), and the error it ended with:
+    /// for the stream, its `streamError`, or a `bodyStreamFailed` with no reason when it stopped
+    /// short without one.
+    static func produce(_ form: MultipartFormData, with producer: String) async -> (body: Data, error: (any Error)?) {
+        var body = Data()
+        do {
+            switch producer {
+            case "data": try await form.writeBody(into: { (chunk: Data) in body.append(chunk) })
+            case "buffers": try await form.writeBody(intoBuffers: { body.append(contentsOf: $0.readableBytesView) })
+            default:
+                let stream = form.makeInputStream()
+                let (collected, _, finished) = Self.drain(stream)
+                return (collected, finished ? nil : stream.streamError ?? CourierError.requestSerializationFailed(.bodyStreamFailed("")))
+            }
+        } catch {
+            return (body, error)
+        }
+        return (body, nil)
+    }
+
     static func drain(_ stream: InputStream, bufferSize: Int = 1_000) -> (Data, [Int], Bool) {
         stream.open()
         defer { stream.close() }
@@ -443,33 +464,16 @@ import FoundationNetworking
         let form = MultipartFormData(boundary: "B")
         try form.appendPart(fileURL: url, name: "file")
         let expected = try await Self.body(of: form)
-        func produce() async -> (body: Data, error: (any Error)?) {
-            var body = Data()
-            do {
-                switch producer {
-                case "data": try await form.writeBody(into: { (chunk: Data) in body.append(chunk) })
-                case "buffers": try await form.writeBody(intoBuffers: { body.append(contentsOf: $0.readableBytesView) })
-                default:
-                    let stream = form.makeInputStream()
-                    let (collected, _, finished) = Self.drain(stream)
-                    return (collected, finished ? nil : stream.streamError ?? CourierError.requestSerializationFailed(.bodyStreamFailed("")))
-                }
-            } catch {
-                return (body, error)
-            }
-            return (body, nil)
-        }
-
         let handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(repeating: 0xEE, count: 70_000))
-        let grown = await produce()
+        let grown = await Self.produce(form, with: producer)
         #expect(grown.error == nil, "\(producer): \(String(describing: grown.error))")
         #expect(grown.body == expected, "\(producer): the grown file's extra bytes were sent")
 
         try handle.truncate(atOffset: 150_000)
         try handle.close()
-        let shrunk = await produce()
+        let shrunk = await Self.produce(form, with: producer)
         #expect(shrunk.body.count < expected.count)
         guard case .requestSerializationFailed(.bodyStreamFailed(let reason)) = shrunk.error as? CourierError else {
             Issue.record("\(producer): expected bodyStreamFailed, got \(String(describing: shrunk.error))")
@@ -496,21 +500,7 @@ import FoundationNetworking
         } else {
             #expect(rename(other.path, url.path) == 0)
         }
-        var body = Data()
-        var failure: (any Error)?
-        do {
-            switch producer {
-            case "data": try await form.writeBody(into: { (chunk: Data) in body.append(chunk) })
-            case "buffers": try await form.writeBody(intoBuffers: { body.append(contentsOf: $0.readableBytesView) })
-            default:
-                let stream = form.makeInputStream()
-                let (collected, _, finished) = Self.drain(stream)
-                body = collected
-                if !finished { failure = stream.streamError }
-            }
-        } catch {
-            failure = error
-        }
+        let (body, failure) = await Self.produce(form, with: producer)
         #expect(!body.contains(UInt8(ascii: "S")), "\(producer), \(replacement): the other file's bytes were sent")
         guard case .requestSerializationFailed(.bodyStreamFailed(let reason)) = failure as? CourierError else {
             Issue.record("\(producer), \(replacement): expected bodyStreamFailed, got \(String(describing: failure))")
