@@ -47,6 +47,7 @@ final class RetryEndpoints: Sendable {
         return .json([
             "attempts": .int(times.count), "arrivals": .array(times.map { .double($0) }),
             "method": .string(request.method.rawValue),
+            "authorization": request.headers.first(name: "authorization").map(JSONNode.string) ?? .null,
         ])
     }
 

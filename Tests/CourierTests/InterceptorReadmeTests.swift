@@ -60,8 +60,11 @@ struct InterceptorReadmeTests {
                 == #"curl -X 'POST' '\#(server.baseURL.absoluteString)/anything' -H 'Content-Type: application/json' --data-binary '{"name": "O'\''Brien"}'"#)
             // The task's last attempt carries the token the interceptor held when it was adapted:
             // "fresh" if its retries came after the second call's refresh, else "expired" (the two
-            // calls run at the same time; under load either order happens).
-            #expect(task.cURLDescription.contains("Authorization: Bearer fresh") || task.cURLDescription.contains("Authorization: Bearer expired"))
+            // calls run at the same time; under load either order happens). Its description shows
+            // exactly the token the server saw on that attempt.
+            let sent = (recorder.first?.object as? JSONValue)?["authorization"]?.stringValue
+            #expect(sent == "Bearer fresh" || sent == "Bearer expired")
+            #expect(task.cURLDescription.contains("Authorization: \(sent ?? "none")"))
         }
     }
 }
