@@ -35,7 +35,7 @@ struct SerializerInputTests {
 
     /// The input for `head`, counting in `made` each `HTTPURLResponse` it makes.
     private static func input(_ head: HTTPResponseHead, counting made: ResponsesMade) -> SerializerInput {
-        SessionBridge.serializerInput(head, url: url) {
+        SessionBridge.serializerInput(head) {
             made.count.add(1, ordering: .relaxed)
             return SessionBridge.makeResponse(head, url: url)
         }

@@ -10,7 +10,7 @@ import NIOHTTP1
 ///
 /// Why: `HTTPURLResponse.init` costs ~10 µs per response on Linux (FoundationNetworking
 /// canonicalises every header name). The session hands the built-in serializers an input
-/// read straight from the engine's response head (``SessionBridge/serializerInput(_:url:response:)``),
+/// read straight from the engine's response head (``SessionBridge/serializerInput(_:response:)``),
 /// so a valid response that nobody else asks an `HTTPURLResponse` of makes none; the public
 /// `HTTPURLResponse` entry points wrap the response they are given (``init(_:)``).
 struct SerializerInput: Sendable {

@@ -509,7 +509,7 @@ extension URLSessionManager.HeadOnlyOutcome {
         // A built-in serializer reads the head: an HTTPURLResponse is made only for an error.
         if let builtIn = serializer as? any InputSerializing {
             let task = self.task
-            let input = ResponseHeadBridge.serializerInput(head, url: url, response: { task.response })
+            let input = ResponseHeadBridge.serializerInput(head, response: { task.response })
             if let output = try builtIn.responseObject(for: input, data: data, as: S.Output.self) {
                 return output
             }

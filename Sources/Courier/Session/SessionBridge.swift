@@ -107,12 +107,12 @@ enum SessionBridge {
         return HTTPURLResponse(url: url, statusCode: Int(head.status.code), httpVersion: version, headerFields: fields)
     }
 
-    /// What a serializer reads of `head` (received from `url`): its status, and its
-    /// `Content-Type` read when asked (``contentType(in:)``); `response` makes the
-    /// `HTTPURLResponse` those values are the same as (for an error, or a `Content-Type` only
-    /// Foundation reads exactly).
+    /// What a serializer reads of a final response's `head` (one that came from a URL): its
+    /// status, and its `Content-Type` read when asked (``contentType(in:)``); `response` makes
+    /// the `HTTPURLResponse` those values are the same as (for an error, or a `Content-Type`
+    /// only Foundation reads exactly).
     static func serializerInput(
-        _ head: HTTPResponseHead, url: URL, response: @escaping @Sendable () -> HTTPURLResponse?
+        _ head: HTTPResponseHead, response: @escaping @Sendable () -> HTTPURLResponse?
     ) -> SerializerInput {
         SerializerInput(statusCode: Int(head.status.code), fields: head.headers, hasURL: true, response: response)
     }

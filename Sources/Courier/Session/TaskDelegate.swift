@@ -643,10 +643,10 @@ final class TaskDelegate: TaskDriver {
     /// What a serializer reads of the task's final response head, with the task's own
     /// (memoized) `HTTPURLResponse` made only if asked; nil when there is no head.
     private func headInput() -> SerializerInput? {
-        let (head, url) = snapshot.withLock { ($0.head, $0.responseURL) }
-        guard let head, let url else { return nil }
+        let (head, hasURL) = snapshot.withLock { ($0.head, $0.responseURL != nil) }
+        guard let head, hasURL else { return nil }
         let snapshot = self.snapshot
-        return SessionBridge.serializerInput(head, url: url, response: { snapshot.withLock { $0.madeResponse() } })
+        return SessionBridge.serializerInput(head, response: { snapshot.withLock { $0.madeResponse() } })
     }
 
     private static func isCancellation(_ error: (any Error)?) -> Bool {
