@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates Sources/Courier/Session/PublicSuffixListData.swift, the copy of Mozilla's Public
+# Regenerates Sources/Courier/Cookies/Generated/PublicSuffixListData.swift, the copy of Mozilla's Public
 # Suffix List that Courier ships, from Debian's `publicsuffix` package (or from a file given as
 # the first argument, e.g. a fresh https://publicsuffix.org/list/public_suffix_list.dat).
 #
@@ -13,7 +13,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 source_list="${1:-/usr/share/publicsuffix/public_suffix_list.dat}"
-output="Sources/Courier/Session/PublicSuffixListData.swift"
+output="Sources/Courier/Cookies/Generated/PublicSuffixListData.swift"
 
 if [[ ! -r "$source_list" ]]; then
     echo "error: $source_list not found; install Debian's publicsuffix package or pass the list's path" >&2

@@ -6,9 +6,12 @@ import Testing
 @Suite("Package manifest")
 struct PackageManifestTests {
     @Test func platformsAreNewEnoughForMutex() throws {
-        let manifest = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Package.swift")
+        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
+            directory.pathComponents.count > 1 {
+            directory.deleteLastPathComponent()
+        }
+        let manifest = directory.appendingPathComponent("Package.swift")
         let text = try String(contentsOf: manifest, encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.contains("platforms:") }.map(String.init))
         for platform in [".macOS(.v15)", ".iOS(.v18)", ".tvOS(.v18)", ".watchOS(.v11)", ".visionOS(.v2)"] {
