@@ -25,7 +25,7 @@ struct TaskSetup: Sendable {
     /// The task's caller reads the response head, not an `HTTPURLResponse` (the `HTTPRequest`
     /// entry point): the end of the task skips the serializer, hands the raw body as the
     /// object and makes no `HTTPURLResponse` unless a monitor needs one.
-    var deliversHeadOnly = false
+    var keepsEngineHead = false
     /// Whether ``completion`` looks at its `HTTPURLResponse` argument. AFNetworking's success
     /// and failure blocks don't (they get the task, whose `response` is made if read): then the
     /// end of the task makes none for a built-in serializer (it reads the head) and passes nil.

@@ -6,130 +6,6 @@ public import Foundation
 #endif
 import Synchronization
 
-/// A response and what a serializer made of it, with the `HTTPURLResponse` (the result of
-/// ``URLSessionManager/data(for:serializer:interceptor:)``, AFNetworking's shape awaited). The typed
-/// verbs return ``HTTPTypesResponse`` instead, which makes no Foundation response.
-public struct SessionResponse<Value: Sendable>: Sendable {
-    /// The serializer's output.
-    public var value: Value
-    /// The HTTP response.
-    public var response: HTTPURLResponse
-}
-
-/// The Swift-concurrency shape of every request: the same tasks underneath, awaited.
-/// Cancelling the awaiting Swift task cancels the request.
-extension URLSessionManager {
-    /// Runs `request` and returns the response with the manager's serializer's object
-    /// (nil when the serializer gives none).
-    /// - Throws: the transport or serialization error (a ``CourierError``).
-    public func data(for request: URLRequest) async throws -> (object: (any Sendable)?, response: HTTPURLResponse) {
-        try await run(request, serializer: nil, interceptor: nil)
-    }
-
-    /// Runs `request` and parses the body with `serializer` (instead of the manager's).
-    /// - Parameter interceptor: adapts and retries this request only, after the manager's
-    ///   ``URLSessionManager/interceptor`` (default nil: the manager's alone).
-    /// - Throws: the transport error, an adapt error, or the serializer's validation or parsing error.
-    public func data<S: ResponseSerializer>(for request: URLRequest, serializer: S, interceptor: (any RequestInterceptor)? = nil)
-        async throws -> SessionResponse<S.Output>
-    {
-        let (object, response) = try await run(request, serializer: serializer, interceptor: interceptor)
-        if let value = object as? S.Output {
-            return SessionResponse(value: value, response: response)
-        }
-        // A nil object for an optional output type (an empty JSON body, say).
-        let nothing: Any = Optional<Int>.none as Any
-        if object == nil, let value = nothing as? S.Output {
-            return SessionResponse(value: value, response: response)
-        }
-        throw CourierError.responseSerializationFailed(
-            reason: "the serializer produced no \(S.Output.self)", response: response, data: nil, underlying: nil)
-    }
-
-    /// One implementation under both shapes: a data task whose end (serializer, completion,
-    /// notification) runs in the awaiting Swift task instead of on the manager's queues, which
-    /// saves two thread hops per request; the completion only records the result. `interceptor`
-    /// is the task's own, set before it starts (as ``dataTask(with:interceptor:uploadProgress:downloadProgress:completionHandler:)`` does).
-    func run(_ request: URLRequest, serializer: (any ResponseSerializer)?, interceptor: (any RequestInterceptor)?) async throws
-        -> (object: (any Sendable)?, response: HTTPURLResponse)
-    {
-        if interceptor == nil, environment.runsAwaitedTasksDirectly {
-            return try await runDirectly(request, serializer: serializer)
-        }
-        let outcome = Mutex<Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>?>(nil)
-        let setup = TaskSetup(
-            completion: { response, object, error in
-                let result: Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>
-                if let error {
-                    result = .failure(error)
-                } else if let response {
-                    result = .success((object, response))
-                } else {
-                    result = .failure(CourierError.connectionLost(url: request.url, reason: "no response"))
-                }
-                outcome.withLock { $0 = result }
-            },
-            serializer: serializer)
-        await awaitDataTask(request, setup: setup, interceptor: interceptor)
-        guard let result = outcome.withLock({ $0 }) else {
-            throw CourierError.connectionLost(url: request.url, reason: "the task ended without a result")
-        }
-        return try result.get()
-    }
-
-    /// ``run(_:serializer:interceptor:)`` on a ``DirectTaskRunner``: the same task, serializer,
-    /// notifications and result, without a ``TaskDelegate``.
-    private func runDirectly(_ request: URLRequest, serializer: (any ResponseSerializer)?) async throws
-        -> (object: (any Sendable)?, response: HTTPURLResponse)
-    {
-        let (task, runner) = registerDirectTask(request)
-        let ended = await runner.exchange()
-        let serializer = serializer ?? environment.responseSerializer
-        var object: (any Sendable)?
-        var error: (any Error)? = ended.error
-        let response = ended.hasResponse ? task.response : nil
-        if error == nil {
-            (object, error) = serializer.serializeForCompletion(response, data: ended.data)
-        }
-        runner.finish(response: response, object: object, error: error, data: ended.data, serializer: serializer)
-        if let error { throw error }
-        guard let response else { throw CourierError.connectionLost(url: request.url, reason: "no response") }
-        return (object, response)
-    }
-
-    /// Registers a data task for `request` made with `setup`, whose end (serialization,
-    /// completion, notification) runs here, in the awaiting Swift task (this sets the `setup`'s
-    /// finisher); starts it and returns it once that end has run (nil only if it was never
-    /// made). `interceptor` is the task's own, set before it starts (as
-    /// ``dataTask(with:interceptor:uploadProgress:downloadProgress:completionHandler:)`` does);
-    /// `registered` sees the task before it starts. Cancelling the awaiting Swift task cancels
-    /// the task, which then ends as cancelled.
-    @discardableResult
-    func awaitDataTask(
-        _ request: URLRequest, setup: TaskSetup, interceptor: (any RequestInterceptor)?,
-        registered: (@Sendable (DataTask) -> Void)? = nil
-    ) async -> DataTask? {
-        let box = Mutex<DataTask?>(nil)
-        let finish: @Sendable () -> Void = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<@Sendable () -> Void, Never>) in
-                var setup = setup
-                setup.finisher = { work in ResumeBatch.run { continuation.resume(returning: work) } }
-                let task = register(
-                    { DataTask(taskIdentifier: $0, request: request) }, kind: .data, body: Self.body(of: request), setup: setup)
-                if let interceptor { task.snapshot.withLock { $0.interceptor = interceptor } }
-                box.withLock { $0 = task }
-                registered?(task)
-                task.resume()
-                if Task.isCancelled { task.cancel() }
-            }
-        } onCancel: {
-            box.withLock { $0 }?.cancel()
-        }
-        finish()
-        return box.withLock { $0 }
-    }
-}
-
 extension HTTPSessionManager {
     /// GET `urlString` and return what the manager's response serializer made of it, with the
     /// `HTTPURLResponse` (AFNetworking's shape, awaited). For typed results without a
@@ -217,7 +93,7 @@ extension HTTPSessionManager {
         serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
         let request = try makeRequest(method: method, urlString: urlString, parameters: parameters, headers: headers)
-        let outcome = try await runHeadOnly(request, interceptor: interceptor)
+        let outcome = try await runKeepingEngineHead(request, interceptor: interceptor)
         let value = try outcome.serialized(by: serializer)
         return try outcome.typed(value)
     }
@@ -249,7 +125,7 @@ extension HTTPSessionManager {
         headers: [String: String]? = nil, serializer: S, interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<S.Output> {
         let request = try makeRequest(method: method, urlString: urlString, body: body, encoder: encoder, headers: headers)
-        let outcome = try await runHeadOnly(request, interceptor: interceptor)
+        let outcome = try await runKeepingEngineHead(request, interceptor: interceptor)
         let value = try outcome.serialized(by: serializer)
         return try outcome.typed(value)
     }
@@ -287,7 +163,7 @@ extension HTTPSessionManager {
         interceptor: (any RequestInterceptor)? = nil
     ) async throws -> HTTPTypesResponse<Void> {
         let request = try makeRequest(method: "HEAD", urlString: urlString, parameters: parameters, headers: headers)
-        let outcome = try await runHeadOnly(request, interceptor: interceptor)
+        let outcome = try await runKeepingEngineHead(request, interceptor: interceptor)
         try outcome.validateStatus()
         return try outcome.typed(())
     }
@@ -453,75 +329,9 @@ extension HTTPSessionManager {
     ) async throws
         -> HTTPTypesResponse<T>
     {
-        let outcome = try await runHeadOnly(request, interceptor: interceptor)
+        let outcome = try await runKeepingEngineHead(request, interceptor: interceptor)
         let value = try outcome.decode(type, makeDecoder: { decoder })
         return try outcome.typed(value)
     }
 }
 
-/// The typed calls for a `URLRequest` you built yourself (any method, any body), on every
-/// manager: the same results as the ``HTTPSessionManager`` verbs, with the same optional
-/// per-request `interceptor` (after the manager's ``URLSessionManager/interceptor``).
-extension URLSessionManager {
-    /// Sends `request` and decodes the JSON body as `type` (``DecodableResponseSerializer``'s
-    /// validation), returning swift-http-types metadata; a valid response makes no
-    /// `HTTPURLResponse`. Cancelling the awaiting Swift task cancels the request.
-    ///
-    /// ```swift
-    /// var request = URLRequest(url: url)
-    /// request.httpMethod = "PUT"
-    /// let saved = try await manager.response(for: request, as: Saved.self)
-    /// ```
-    /// - Throws: the transport error, or the validation or decoding error.
-    public func response<T: Decodable & Sendable>(
-        for request: URLRequest, as type: T.Type, decoder: JSONDecoder = JSONDecoder(), interceptor: (any RequestInterceptor)? = nil
-    ) async throws -> HTTPTypesResponse<T> {
-        let outcome = try await runHeadOnly(request, interceptor: interceptor)
-        let value = try outcome.decode(type, makeDecoder: { decoder })
-        return try outcome.typed(value)
-    }
-
-    /// Sends `request` and returns what `serializer` makes of the response (for this call
-    /// only; a serializer of yours is handed an `HTTPURLResponse` made for it, a built-in one
-    /// reads the response head and needs one only for an error).
-    /// - Throws: the transport error, or the serializer's.
-    public func response<S: ResponseSerializer>(
-        for request: URLRequest, serializer: S, interceptor: (any RequestInterceptor)? = nil
-    ) async throws -> HTTPTypesResponse<S.Output> {
-        let outcome = try await runHeadOnly(request, interceptor: interceptor)
-        let value = try outcome.serialized(by: serializer)
-        return try outcome.typed(value)
-    }
-}
-
-extension URLSessionManager.HeadOnlyOutcome {
-    /// Throws ``HTTPResponseSerializer``'s status error for a status outside 200..<300 (an
-    /// `HTTPURLResponse` is made only then, for the error).
-    func validateStatus() throws {
-        guard !(200..<300).contains(Int(head.status.code)) else { return }
-        try HTTPResponseSerializer().validate(response, data: data)
-    }
-
-    /// What `serializer` makes of the body: a built-in serializer reads the head (an
-    /// `HTTPURLResponse` is made only for an error it throws), any other is given one; an error
-    /// that is not a ``CourierError`` becomes ``CourierError/responseSerializationFailed(reason:response:data:underlying:)``.
-    func serialized<S: ResponseSerializer>(by serializer: S) throws -> S.Output {
-        // A built-in serializer reads the head: an HTTPURLResponse is made only for an error.
-        if let builtIn = serializer as? any InputSerializing {
-            let task = self.task
-            let input = ResponseHeadBridge.serializerInput(head, response: { task.response })
-            if let output = try builtIn.responseObject(for: input, data: data, as: S.Output.self) {
-                return output
-            }
-        }
-        let response = self.response
-        do {
-            return try serializer.responseObject(for: response, data: data)
-        } catch let error as CourierError {
-            throw error
-        } catch {
-            throw CourierError.responseSerializationFailed(
-                reason: String(describing: error), response: response, data: data, underlying: nil)
-        }
-    }
-}

@@ -161,7 +161,7 @@ extension URLSessionManager {
             // The end runs on the processing queue (never on the canceller's thread or an
             // event loop); the completion only resolves the handle.
             finisher: { work in queue.async(execute: work) },
-            deliversHeadOnly: true)
+            keepsEngineHead: true)
         let task = register(make, kind: kind, body: body, setup: setup)
         if let interceptor { task.snapshot.withLock { $0.interceptor = interceptor } }
         box.task = task

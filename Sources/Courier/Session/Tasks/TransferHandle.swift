@@ -70,7 +70,7 @@ extension TransferHandle where Value == Data {
     public func decoded<T: Decodable & Sendable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws
         -> HTTPTypesResponse<T>
     {
-        let outcome = try await completion.wait(cancelling: task).get().headOnly(of: task)
+        let outcome = try await completion.wait(cancelling: task).get().engineHeadOutcome(of: task)
         let value = try outcome.decode(type, makeDecoder: { decoder })
         return try outcome.typed(value)
     }
@@ -79,7 +79,7 @@ extension TransferHandle where Value == Data {
     /// `HTTPURLResponse` made for it).
     /// - Throws: the transfer's error, or the serializer's.
     public func serialized<S: ResponseSerializer>(by serializer: S) async throws -> HTTPTypesResponse<S.Output> {
-        let outcome = try await completion.wait(cancelling: task).get().headOnly(of: task)
+        let outcome = try await completion.wait(cancelling: task).get().engineHeadOutcome(of: task)
         let value = try outcome.serialized(by: serializer)
         return try outcome.typed(value)
     }
@@ -211,8 +211,8 @@ final class TransferCompletion<Value: Sendable>: Sendable {
 }
 
 extension TransferCompletion.Outcome where Value == Data {
-    /// The outcome of `task` as the head-only path's, for decoding or serializing.
-    func headOnly(of task: SessionTask) -> URLSessionManager.HeadOnlyOutcome {
-        URLSessionManager.HeadOnlyOutcome(data: value, head: head, url: url, metrics: metrics, task: task)
+    /// The outcome of `task` as the engine-head path's, for decoding or serializing.
+    func engineHeadOutcome(of task: SessionTask) -> URLSessionManager.EngineHeadOutcome {
+        URLSessionManager.EngineHeadOutcome(data: value, head: head, url: url, metrics: metrics, task: task)
     }
 }

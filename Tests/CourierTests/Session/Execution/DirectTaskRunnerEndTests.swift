@@ -30,11 +30,11 @@ struct DirectTaskRunnerEndTests {
             request.httpMethod = "BAD METHOD"  // not a token: the engine refuses it before connecting
             let badMethod = request
             for _ in 0..<20 {
-                #expect(await Self.error { _ = try await manager.runHeadOnly(badMethod) } != nil)
+                #expect(await Self.error { _ = try await manager.runKeepingEngineHead(badMethod) } != nil)
             }
             let failures = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<32 {
-                    group.addTask { await Self.error { _ = try await manager.runHeadOnly(badMethod) } != nil }
+                    group.addTask { await Self.error { _ = try await manager.runKeepingEngineHead(badMethod) } != nil }
                 }
                 var failures = 0
                 for await failed in group where failed { failures += 1 }
@@ -48,7 +48,7 @@ struct DirectTaskRunnerEndTests {
             components?.queryItems = [URLQueryItem(name: "url", value: "http://127.0.0.1:99999/get")]
             let redirect = URLRequest(url: try #require(components?.url))
             for _ in 0..<10 {
-                let error = await Self.error { _ = try await manager.runHeadOnly(redirect) }
+                let error = await Self.error { _ = try await manager.runKeepingEngineHead(redirect) }
                 #expect(error.map { "\($0)".contains("99999") } == true, "the second hop's refusal: \(String(describing: error))")
             }
             #expect(server.requestsReceived(forPath: "/redirect-to") == 10)
@@ -64,7 +64,7 @@ struct DirectTaskRunnerEndTests {
             for _ in 0..<20 {
                 let call = Task {
                     while !Task.isCancelled { await Task.yield() }
-                    return await Self.error { _ = try await manager.runHeadOnly(request) }
+                    return await Self.error { _ = try await manager.runKeepingEngineHead(request) }
                 }
                 call.cancel()
                 let error = await call.value

@@ -57,7 +57,7 @@ struct DirectTaskRunnerParityTests {
         let log = DirectTaskRunnerTests.NotificationLog(for: manager)
         defer { log.stop() }
         let made = Mutex<DataTask?>(nil)
-        let call = Task { try await manager.runHeadOnly(request, registered: { task in made.withLock { $0 = task } }) }
+        let call = Task { try await manager.runKeepingEngineHead(request, registered: { task in made.withLock { $0 = task } }) }
         var note = ""
         let midFlight = Mutex<Int?>(nil)
         if let during {
@@ -182,7 +182,7 @@ struct DirectTaskRunnerParityTests {
                 let manager = Self.manager(direct: direct, configuration: configuration)
                 let made = Mutex<DataTask?>(nil)
                 do {
-                    _ = try await manager.runHeadOnly(request, registered: { task in made.withLock { $0 = task } })
+                    _ = try await manager.runKeepingEngineHead(request, registered: { task in made.withLock { $0 = task } })
                     Issue.record("a body over the limit was delivered")
                 } catch CourierError.responseBodyTooLarge(_, let limit, _, let received) {
                     let task = try #require(made.withLock { $0 })
@@ -241,7 +241,7 @@ struct DirectTaskRunnerParityTests {
                         request.setValue("session=1", forHTTPHeaderField: "Cookie")
                         request.setValue("kept", forHTTPHeaderField: "X-Kept")
                         let made = Mutex<DataTask?>(nil)
-                        let outcome = try await Self.manager(direct: direct).runHeadOnly(request, registered: { task in made.withLock { $0 = task } })
+                        let outcome = try await Self.manager(direct: direct).runKeepingEngineHead(request, registered: { task in made.withLock { $0 = task } })
                         #expect((made.withLock { $0 }?.delegate == nil), "the task ended")
                         let echo = try #require(try JSONSerialization.jsonObject(with: outcome.data) as? [String: Any])
                         let headers = try #require(echo["headers"] as? [String: Any])
@@ -304,7 +304,7 @@ struct DirectTaskRunnerParityTests {
                     let made = Mutex<DataTask?>(nil)
                     let outcome: String
                     do {
-                        let value = try await manager.runHeadOnly(request, registered: { task in
+                        let value = try await manager.runKeepingEngineHead(request, registered: { task in
                             made.withLock { $0 = task }
                             // Listed, not started yet: what a user reaching it through manager.tasks can do.
                             if control == "cancel" { task.cancel() } else { task.suspend() }
@@ -331,7 +331,7 @@ struct DirectTaskRunnerParityTests {
                 let manager = Self.manager(direct: direct)
                 let made = Mutex<DataTask?>(nil)
                 let before = server.requestsReceived(forPath: "/fault/no-response")
-                let call = Task { try await manager.runHeadOnly(request, registered: { task in made.withLock { $0 = task } }) }
+                let call = Task { try await manager.runKeepingEngineHead(request, registered: { task in made.withLock { $0 = task } }) }
                 try await eventually { server.requestsReceived(forPath: "/fault/no-response") == before + 1 }
                 call.cancel()
                 // Bounded: a cancellation that never reaches the task fails the test instead of hanging it.
@@ -359,7 +359,7 @@ struct DirectTaskRunnerParityTests {
                 let made = Mutex<DataTask?>(nil)
                 let call = Task {
                     withUnsafeCurrentTask { $0?.cancel() }
-                    return try await manager.runHeadOnly(request, registered: { task in made.withLock { $0 = task } })
+                    return try await manager.runKeepingEngineHead(request, registered: { task in made.withLock { $0 = task } })
                 }
                 let outcome: String
                 switch await call.result {

@@ -7,7 +7,7 @@ import FoundationNetworking
 import Synchronization
 import Testing
 
-/// An awaited head-only data task (the typed verbs, `data(for: HTTPRequest)`,
+/// An awaited data task (the typed verbs, `data(for: HTTPRequest)`,
 /// `response(for:serializer:)`) runs on ``DirectTaskRunner`` when the manager has nothing a
 /// ``TaskDelegate`` is needed for. What a user sees must not change: the task list, its
 /// controls, both notifications, redirects, cookies, limits and errors.
@@ -44,7 +44,7 @@ struct DirectTaskRunnerTests {
     /// Runs `request` as the typed API does and returns what drove its task.
     private func driver(of manager: URLSessionManager, _ request: URLRequest) async throws -> String {
         let seen = Mutex<String>("none")
-        _ = try await manager.runHeadOnly(request, registered: { task in
+        _ = try await manager.runKeepingEngineHead(request, registered: { task in
             seen.withLock { $0 = task.delegate.map { "\(type(of: $0))" } ?? "none" }
         })
         return seen.withLock { $0 }
@@ -94,7 +94,7 @@ struct DirectTaskRunnerTests {
             cleared.interceptor = nil
             #expect(try await driver(of: cleared, request) == "DirectTaskRunner", "an interceptor set and removed")
             let perCall = Mutex<String>("none")
-            _ = try await URLSessionManager().runHeadOnly(request, interceptor: PassThrough(), registered: { task in
+            _ = try await URLSessionManager().runKeepingEngineHead(request, interceptor: PassThrough(), registered: { task in
                 perCall.withLock { $0 = task.delegate.map { "\(type(of: $0))" } ?? "none" }
             })
             #expect(perCall.withLock { $0 } == "TaskDelegate")
@@ -108,7 +108,7 @@ struct DirectTaskRunnerTests {
             let log = NotificationLog(for: manager)
             defer { log.stop() }
             let request = DirectTaskRunnerParityTests.drip(server, seconds: "1")
-            let waiting = Task { try await manager.runHeadOnly(request) }
+            let waiting = Task { try await manager.runKeepingEngineHead(request) }
             try await eventually { manager.tasks.first?.state == .running && server.requestsReceived(forPath: "/drip") == 1 }
             let task = try #require(manager.tasks.first as? DataTask)
             #expect(task.delegate is DirectTaskRunner)
@@ -141,7 +141,7 @@ struct DirectTaskRunnerTests {
             let log = NotificationLog(for: manager)
             defer { log.stop() }
             let request = URLRequest(url: server.baseURL.appendingPathComponent("fault/no-response"))
-            let waiting = Task { try await manager.runHeadOnly(request) }
+            let waiting = Task { try await manager.runKeepingEngineHead(request) }
             try await eventually { server.requestsReceived(forPath: "/fault/no-response") == 1 }
             let task = try #require(manager.tasks.first)
             task.cancel()
@@ -170,7 +170,7 @@ struct DirectTaskRunnerTests {
                 var seen: [[String]] = []
                 for manager in [direct, delegated] {
                     let log = NotificationLog(for: manager)
-                    _ = try? await manager.runHeadOnly(request)
+                    _ = try? await manager.runKeepingEngineHead(request)
                     try await eventually { log.values.count == 2 }
                     log.stop()
                     seen.append(log.values)
@@ -187,13 +187,13 @@ struct DirectTaskRunnerTests {
             configuration.maximumRedirects = 2
             configuration.cookieJar = HTTPCookieJar()
             let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: configuration)
-            let followed = try await manager.runHeadOnly(URLRequest(url: server.baseURL.appendingPathComponent("redirect/2")))
+            let followed = try await manager.runKeepingEngineHead(URLRequest(url: server.baseURL.appendingPathComponent("redirect/2")))
             #expect(followed.url.path == "/get")
             #expect(followed.head.status.code == 200)
             let tooMany = URLRequest(url: server.baseURL.appendingPathComponent("redirect/3"))
-            await #expect(throws: CourierError.self) { try await manager.runHeadOnly(tooMany) }
+            await #expect(throws: CourierError.self) { try await manager.runKeepingEngineHead(tooMany) }
             do {
-                _ = try await manager.runHeadOnly(tooMany)
+                _ = try await manager.runKeepingEngineHead(tooMany)
             } catch let error as CourierError {
                 guard case .tooManyRedirects(_, let limit) = error else {
                     Issue.record("expected tooManyRedirects, got \(error)")
@@ -208,13 +208,13 @@ struct DirectTaskRunnerTests {
                 var post = URLRequest(url: try #require(components.url))
                 post.httpMethod = "POST"
                 post.httpBody = Data("payload".utf8)
-                let outcome = try await manager.runHeadOnly(post)
+                let outcome = try await manager.runKeepingEngineHead(post)
                 let echo = try #require(try JSONSerialization.jsonObject(with: outcome.data) as? [String: Any])
                 #expect(echo["method"] as? String == method, "\(status)")
                 #expect(echo["data"] as? String == body, "\(status)")
             }
 
-            let cookies = try await manager.runHeadOnly(URLRequest(url: server.baseURL.appendingPathComponent("cookies/set/flavour/ginger")))
+            let cookies = try await manager.runKeepingEngineHead(URLRequest(url: server.baseURL.appendingPathComponent("cookies/set/flavour/ginger")))
             let echo = try #require(try JSONSerialization.jsonObject(with: cookies.data) as? [String: Any])
             #expect((echo["cookies"] as? [String: String]) == ["flavour": "ginger"])
         }
@@ -230,7 +230,7 @@ struct DirectTaskRunnerTests {
             let chunked = URLRequest(url: server.baseURL.appendingPathComponent("stream-bytes/2000"))
             for (request, isDeclared) in [(declared, true), (chunked, false)] {
                 do {
-                    _ = try await manager.runHeadOnly(request)
+                    _ = try await manager.runKeepingEngineHead(request)
                     Issue.record("a body over the limit was delivered")
                 } catch CourierError.responseBodyTooLarge(_, let limit, let contentLength, let received) {
                     #expect(limit == 1000)
@@ -240,7 +240,7 @@ struct DirectTaskRunnerTests {
             #expect(manager.tasks.isEmpty)
             await manager.invalidateSession(cancelingTasks: true)
             let refused = URLRequest(url: server.baseURL.appendingPathComponent("get"))
-            await expectCancelled { _ = try await manager.runHeadOnly(refused) }
+            await expectCancelled { _ = try await manager.runKeepingEngineHead(refused) }
             #expect(manager.tasks.isEmpty)
             #expect(server.requestsReceived(forPath: "/get") == 0)
         }

@@ -55,7 +55,7 @@ struct SuspendFromResumeObserverTests {
     func directRunnerStaysPaused() async throws {
         try await TestServer.withRunning { server in
             let manager = URLSessionManager()
-            let call = Task { _ = try? await manager.runHeadOnly(URLRequest(url: server.sessionURL("/fault/no-response"))) }
+            let call = Task { _ = try? await manager.runKeepingEngineHead(URLRequest(url: server.sessionURL("/fault/no-response"))) }
             try await eventually { server.requestsReceived(forPath: "/fault/no-response") == 1 }
             let task = try #require(manager.tasks.first)
             #expect(task.delegate is DirectTaskRunner)

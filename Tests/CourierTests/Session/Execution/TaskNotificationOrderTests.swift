@@ -123,7 +123,7 @@ struct TaskNotificationOrderTests {
             let request = URLRequest(url: server.sessionURL("/fault/no-response"))
             let returned = Atomic<Bool>(false)
             let call = Task {
-                _ = try? await manager.runHeadOnly(request)
+                _ = try? await manager.runKeepingEngineHead(request)
                 returned.store(true, ordering: .sequentiallyConsistent)
             }
             try await eventually { server.requestsReceived(forPath: "/fault/no-response") == 1 }
@@ -154,7 +154,7 @@ struct TaskNotificationOrderTests {
                 let manager = URLSessionManager()
                 if !direct { manager.addEventMonitor(DirectTaskRunnerTests.NoOpMonitor()) }
                 let request = URLRequest(url: server.sessionURL("/fault/no-response"))
-                let call = Task { _ = try? await manager.runHeadOnly(request) }
+                let call = Task { _ = try? await manager.runKeepingEngineHead(request) }
                 try await eventually { manager.tasks.first?.state == .running }
                 let task = try #require(manager.tasks.first)
                 #expect((task.delegate is DirectTaskRunner) == direct)
@@ -224,7 +224,7 @@ struct TaskNotificationOrderTests {
             let manager = URLSessionManager()
             var bad: [[String]] = []
             for index in 0..<12 {
-                let call = Task { _ = try? await manager.runHeadOnly(URLRequest(url: server.sessionURL("/fault/no-response"))) }
+                let call = Task { _ = try? await manager.runKeepingEngineHead(URLRequest(url: server.sessionURL("/fault/no-response"))) }
                 try await eventually { server.requestsReceived(forPath: "/fault/no-response") == index + 1 }
                 let task = try #require(manager.tasks.first)
                 let trail = Trail(for: task)
