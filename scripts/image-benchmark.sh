@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 14's benchmark: 1,000 image requests over 100 distinct URLs through ImageDownloader,
+# The image benchmark: 1,000 image requests over 100 distinct URLs through ImageDownloader,
 # against the in-process test server on loopback. For each mode (one process each, so the peak
 # RSS is that mode's): requests reaching the server, merges, image-cache hits, wall time and the
 # test process's peak RSS (VmHWM).

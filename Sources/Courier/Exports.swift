@@ -1,15 +1,21 @@
-// Courier's public API hands out engine types: `SessionConfiguration.tls`
-// (`EngineTLSConfiguration`) and `.proxy` (`EngineProxy`), task metrics (`EngineMetrics`),
-// request bodies for uploads and `bytes(for:body:)` (`RequestBody`, `BodyWriter`), and the
-// engine's errors inside `CourierError.engine` (`EngineError`). A user of the AFNetworking
-// layer should reach all of them with `import Courier` alone, as AFNetworking users never
-// import the URL loading system's internals. Re-exporting the engine module does that without
-// a second name for each type (a typealias with the same name would make every file that also
-// imports CourierEngine ambiguous; one with another name would give each type two names).
-//
-// The engine's own API (`HTTPEngine`, `EngineRequest`, ...) becomes visible too; it is a
-// public product anyway, and every one of its names starts with `Engine` or says what it is.
-@_exported public import CourierEngine
+// The engine vocabulary that Courier's own public signatures use, re-exported by name, so an
+// AFNetworking-layer user needs `import Courier` alone: `SessionConfiguration.tls`
+// (`EngineTLSConfiguration`), `.proxy` and `.proxyEnvironment` (`EngineProxy`,
+// `ProxyEnvironment`), `.httpVersion` (`EngineConfiguration.HTTPVersionPolicy`), task metrics
+// (`EngineMetrics`), request bodies for uploads and `bytes(for:body:)` (`RequestBody`,
+// `BodyWriter`), and the engine's errors inside `CourierError.engine` (`EngineError`, whose
+// proxy case carries a `ProxyRefusal`). The engine itself (`HTTPEngine`, `EngineRequest`,
+// `EngineEvent`, its collected and streamed responses) stays behind `import CourierEngine`,
+// as Hummingbird re-exports only the core types its users need.
+@_exported public import struct CourierEngine.BodyWriter
+@_exported public import struct CourierEngine.EngineConfiguration
+@_exported public import enum CourierEngine.EngineError
+@_exported public import struct CourierEngine.EngineMetrics
+@_exported public import struct CourierEngine.EngineProxy
+@_exported public import struct CourierEngine.EngineTLSConfiguration
+@_exported public import struct CourierEngine.ProxyEnvironment
+@_exported public import enum CourierEngine.ProxyRefusal
+@_exported public import struct CourierEngine.RequestBody
 public import Foundation
 import NIOCore
 

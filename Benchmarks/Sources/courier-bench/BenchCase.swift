@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// The four workloads of issue 3.
+/// The four workloads.
 enum BenchCase: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
     /// 5,000 sequential GETs of a ~300-byte JSON.
     case sequentialSmall = "sequential-small"

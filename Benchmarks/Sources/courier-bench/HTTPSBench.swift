@@ -11,7 +11,7 @@ import NIOSSL
 /// small GETs 64 in flight and one at a time (requests per second, process CPU per request)
 /// and a 256 MiB download streamed to a file (MB/s, CPU per MiB). Rounds interleave the
 /// clients; each row is the median round with the min–max range.
-/// Issue 15's target: over HTTP/2, 64 in flight on one connection, ≥ 1.3× AHC's req/s with
+/// The target: over HTTP/2, 64 in flight on one connection, ≥ 1.3× AHC's req/s with
 /// less CPU per request.
 struct HTTPSBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

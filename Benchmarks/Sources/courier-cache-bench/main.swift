@@ -1,5 +1,5 @@
 // courier-cache-bench: a cached small GET (memory and disk HTTPCache) against the same GET
-// over the network to nginx, through URLSessionManager.data(for:), in one run (issue 13).
+// over the network to nginx, through URLSessionManager.data(for:), in one run.
 //
 //   Benchmarks/nginx/setup.sh start
 //   swift run -c release --package-path Benchmarks courier-cache-bench [URL] [REQUESTS] [ROUNDS]

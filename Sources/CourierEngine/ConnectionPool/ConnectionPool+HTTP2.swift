@@ -5,25 +5,12 @@ import NIOCore
 extension ConnectionPool {
     func http2ConnectionEstablished(_ connection: HTTP2Connection) {
         let pool = self
-        let registered: Bool = state.withLock { state in
-            if state.machine.isShutDown { return false }
-            state.http2Connections[connection.id] = connection
-            return true
-        }
-        guard registered else {
-            connection.channel.close(promise: nil)
-            _ = state.withLock { $0.machine.http2ConnectionEstablished(connection.id, key: connection.key, maximumStreams: 1) }
-            return
-        }
-        connection.eventLoop.execute {
-            guard connection.channel.isActive else {
-                pool.state.withLock { _ = $0.http2Connections.removeValue(forKey: connection.id) }
-                pool.connectionFailed(
-                    key: connection.key,
-                    error: .connectionLost("the server closed the connection right after it opened")
-                )
-                return
+        admit(
+            connection, into: \.http2Connections,
+            establishedAfterShutdown: {
+                _ = $0.machine.http2ConnectionEstablished(connection.id, key: connection.key, maximumStreams: 1)
             }
+        ) {
             // The connection keeps these for its life: holding it weakly breaks the cycle
             // connection -> callbacks -> connection that kept every closed one alive. (While
             // open, the pool's table holds it; once it is gone there is nothing left to do.)

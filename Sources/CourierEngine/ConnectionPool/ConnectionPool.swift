@@ -160,27 +160,10 @@ final class ConnectionPool: Sendable {
 
     private func connectionEstablished(_ connection: HTTP1Connection) {
         let pool = self
-        let registered: Bool = state.withLock { state in
-            if state.machine.isShutDown { return false }
-            state.connections[connection.id] = connection
-            return true
-        }
-        guard registered else {
-            connection.channel.close(promise: nil)
-            _ = state.withLock { $0.machine.connectionEstablished(connection.id, key: connection.key) }
-            return
-        }
-        // Wire the handler's callbacks before the connection carries its first request. On the
-        // loop, so a close can't slip between the check and the wiring.
-        connection.eventLoop.execute {
-            guard connection.channel.isActive else {
-                pool.state.withLock { _ = $0.connections.removeValue(forKey: connection.id) }
-                pool.connectionFailed(
-                    key: connection.key,
-                    error: .connectionLost("the server closed the connection right after it opened")
-                )
-                return
-            }
+        admit(
+            connection, into: \.connections,
+            establishedAfterShutdown: { _ = $0.machine.connectionEstablished(connection.id, key: connection.key) }
+        ) {
             // The handler keeps these after the close: holding the connection weakly breaks
             // the cycle connection -> handler -> callback -> connection, which kept every
             // closed connection, its channel and handlers alive. (While open, the pool's table

@@ -90,7 +90,7 @@ struct DownloadFlow {
             throw FailureReport(status: .error, message: "no response")
         }
         if printHeaders {
-            let head = ExchangePrinter(options: OutputOptions(isTerminal: isatty(STDERR_FILENO) == 1)).responseHead(ResponseHead(task: exchange.task, response: response))
+            let head = ExchangePrinter(options: PrintOptions(isTerminal: isatty(STDERR_FILENO) == 1)).responseHead(ResponseHead(task: exchange.task, response: response))
             FileHandle.standardError.write(Data(head.utf8))
         }
         let alreadyComplete = response.statusCode == 416 && outputURL != nil

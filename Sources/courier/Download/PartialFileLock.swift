@@ -1,4 +1,3 @@
-import CourierEngine
 import Foundation
 #if canImport(Glibc)
 import Glibc

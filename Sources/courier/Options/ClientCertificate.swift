@@ -1,4 +1,3 @@
-import CourierEngine
 import Foundation
 
 /// `--cert FILE [--cert-key FILE]`: the client identity for mutual TLS, read from PEM (a

@@ -1,47 +1,13 @@
-import CourierEngine
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// What `--print` / `--verbose` / `--pretty` ask to show, decided once from the options and
-/// whether stdout is a terminal.
-struct OutputOptions: Equatable {
-    /// `H`: the request's head.
-    var requestHeaders = false
-    /// `B`: the request's body.
-    var requestBody = false
-    /// `h`: the response's head.
-    var responseHeaders = false
-    /// `b`: the response's body.
-    var responseBody = true
-    /// ANSI colours (`--pretty all|colors`).
-    var colors = false
-    /// JSON indentation (`--pretty all|format`).
-    var format = false
-    /// Whether stdout is a terminal: binary bodies are replaced by a note there.
-    var isTerminal = false
-
-    /// Parses HTTPie's `--print` letters.
-    /// - Throws: ``RequestBuildError`` for a letter outside `HBhb`.
-    mutating func setPrint(_ letters: String) throws {
-        guard !letters.isEmpty, letters.allSatisfy({ "HBhb".contains($0) }) else {
-            throw RequestBuildError(
-                description: "--print takes letters among H (request headers), B (request body), "
-                    + "h (response headers), b (response body); got '\(letters)'")
-        }
-        requestHeaders = letters.contains("H")
-        requestBody = letters.contains("B")
-        responseHeaders = letters.contains("h")
-        responseBody = letters.contains("b")
-    }
-}
-
 /// Renders a request and its response the way HTTPie does: heads as HTTP/1.1 text, bodies as
 /// formatted (and coloured) JSON when asked, raw otherwise; binary bodies never reach a
 /// terminal. Pure: returns bytes, the caller writes them.
 struct ExchangePrinter {
-    var options: OutputOptions
+    var options: PrintOptions
 
     static let binaryNote = """
         +-----------------------------------------+

@@ -1,4 +1,3 @@
-import CourierEngine
 import Courier
 import Foundation
 

@@ -1,4 +1,3 @@
-import CourierEngine
 import Foundation
 
 /// Renders a request's metrics as a text waterfall: one bar per phase on a shared time axis.

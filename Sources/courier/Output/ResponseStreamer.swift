@@ -1,5 +1,4 @@
 import Courier
-import CourierEngine
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

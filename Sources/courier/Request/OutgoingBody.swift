@@ -1,5 +1,4 @@
 import CompressNIO
-import CourierEngine
 import Dispatch
 import Foundation
 import NIOCore

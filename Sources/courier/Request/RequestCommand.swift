@@ -1,6 +1,5 @@
 import ArgumentParser
 import Courier
-import CourierEngine
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -37,105 +36,32 @@ struct RequestCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("[METHOD] URL [ITEM ...]", valueName: "request"))
     var arguments: [String] = []
 
-    @Flag(name: [.customShort("j"), .long], help: "Send data fields as a JSON object (the default).")
-    var json = false
-
-    @Flag(name: [.customShort("f"), .long], help: "Send data fields as a URL-encoded form (multipart with files).")
-    var form = false
-
-    @Flag(help: "Send a multipart/form-data body even without files.")
-    var multipart = false
-
-    @Option(name: [.customShort("a"), .long], help: ArgumentHelp("Credentials.", valueName: "user:password"))
-    var auth: String?
-
-    @Option(name: [.customShort("A"), .customLong("auth-type")], help: "basic (sent up front) or digest (answers the challenge).")
-    var authType: String = "basic"
-
-    @Option(help: ArgumentHelp("Send 'Authorization: Bearer TOKEN'.", valueName: "token"))
-    var bearer: String?
-
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Fail when no byte moves for this many seconds (more than 10⁹: no limit).", valueName: "seconds"))
-    var timeout: Double?
-
-    @Option(
-        name: .customLong("max-time"), parsing: .unconditional,
-        help: ArgumentHelp("Fail when the whole exchange takes longer than this many seconds.", valueName: "seconds"))
-    var maxTime: Double?
-
-    @Flag(name: [.customShort("F"), .long], help: "Follow redirects (off by default, as in HTTPie).")
-    var follow = false
-
-    @Flag(name: .customLong("http1.1"), help: "Speak HTTP/1.1 only (HTTP/2 is used over TLS when the server offers it).")
-    var http11 = false
-
-    @Option(name: .customLong("max-redirects"), help: "With --follow: the most redirects before exit status 6.")
-    var maxRedirects: Int = 30
-
-    @Option(help: ArgumentHelp("'no' to accept any certificate, or a CA file (PEM or DER) to trust.", valueName: "no|path"))
-    var verify: String?
-
-    @Option(name: .customLong("pin-cert"), help: ArgumentHelp("Accept only servers whose chain holds this certificate (PEM or DER).", valueName: "path"))
-    var pinCert: String?
-
-    @Option(name: .customLong("pin-mode"), help: "What --pin-cert pins: certificate or public-key.")
-    var pinMode: String = "certificate"
-
-    @Option(
-        help: ArgumentHelp(
-            "Send every request through this proxy: http://, socks5:// (names resolved here) or socks5h:// (names resolved by the proxy), with [user:password@]host[:port] (port 1080 when none, as in curl). Without it, http_proxy, https_proxy, all_proxy and no_proxy apply as in curl (socks5:// and socks5h:// too; upper-case HTTP_PROXY is ignored).",
-            valueName: "url"))
-    var proxy: String?
-
-    @Option(help: ArgumentHelp(
-        "Use an HTTP cache on disk in this folder (RFC 9111: fresh responses are answered without a request, stale ones revalidated; 256 MiB).",
-        valueName: "dir"))
-    var cache: String?
-
-    @Option(
-        name: [.customShort("p"), .customLong("print")],
-        help: ArgumentHelp("What to print: H request headers, B request body, h response headers, b response body.", valueName: "HBhb"))
-    var printLetters: String?
-
-    @Flag(name: [.customShort("v"), .long], help: "Print the whole exchange (HBhb) and its timings.")
-    var verbose = false
-
-    @Option(help: ArgumentHelp("all, colors, format or none (default: all on a terminal, none when piped).", valueName: "style"))
-    var pretty: String?
-
-    @Flag(name: .customLong("check-status"), help: "Exit with 3, 4 or 5 for a 3xx, 4xx or 5xx response.")
-    var checkStatus = false
-
-    @Flag(name: [.customShort("d"), .long], help: "Save the body to a file, with a progress bar on stderr.")
-    var download = false
-
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("With --download: the file to write.", valueName: "file"))
-    var output: String?
-
-    @Flag(name: [.customShort("c"), .customLong("continue")], help: "With --download -o: resume a partial file.")
-    var resume = false
-
-    @OptionGroup var more: HTTPieOptions
+    @OptionGroup(title: "Content types") var content: ContentOptions
+    @OptionGroup(title: "Output") var outputOptions: OutputOptions
+    @OptionGroup(title: "Authentication") var authentication: AuthenticationOptions
+    @OptionGroup(title: "Network") var network: NetworkOptions
+    @OptionGroup(title: "SSL") var ssl: SSLOptions
+    @OptionGroup(title: "Downloads") var downloads: DownloadOptions
+    @OptionGroup(title: "Sessions") var sessions: SessionOptions
 
     func run() async throws {
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         var url: URL?
         do {
-            let parsed = try RequestArguments.parse(arguments, defaultScheme: try more.scheme())
+            let parsed = try RequestArguments.parse(arguments, defaultScheme: try network.scheme())
             url = URL(string: parsed.url)
-            let outputOptions = try makeOutputOptions(isTerminal: stdoutIsTerminal)
+            let printOptions = try outputOptions.printOptions(isTerminal: stdoutIsTerminal)
             var session = try openSession(url: url)
             let (login, prompted) = try credentials(host: url?.host, stored: session?.contents.auth)
-            let effectiveAuthType = auth == nil ? session?.contents.auth?.type ?? authType : authType
+            let effectiveAuthType =
+                authentication.auth == nil ? session?.contents.auth?.type ?? authentication.authType : authentication.authType
             var builder = try makeBuilder(parsed, basicAuth: effectiveAuthType == "basic" ? login : nil)
-            let stdinFile = more.raw == nil ? StandardInputBody.regularFileAtStart(ignored: more.ignoreStdin) : nil
+            let stdinFile = content.raw == nil ? StandardInputBody.regularFileAtStart(ignored: content.ignoreStdin) : nil
             // A pipe with --chunked or a Content-Length item: stdin is sent as it is read (bounded
             // memory, HTTPie's rule), unless -x needs it whole.
             let declaredLength = Self.declaredContentLength(parsed.items)
             let streamsPipe =
-                (more.chunked || declaredLength != nil) && more.compress == 0 && more.raw == nil && !more.ignoreStdin
+                (content.chunked || declaredLength != nil) && content.compress == 0 && content.raw == nil && !content.ignoreStdin
                 && StandardInputBody.currentKind() == .pipe
             builder.rawBody = stdinFile == nil && !streamsPipe ? try rawBody() : (Data(), "stdin")
             builder.defaultHeaders = session?.contents.headers.map { ($0.name, $0.value) } ?? []
@@ -148,16 +74,16 @@ struct RequestCommand: AsyncParsableCommand {
             if streamsPipe {
                 prepared.urlRequest.httpBody = nil
                 prepared.streamsStandardInput = true
-                prepared.standardInputLength = more.chunked ? nil : declaredLength
+                prepared.standardInputLength = content.chunked ? nil : declaredLength
             }
             try compressBody(&prepared)
             url = prepared.urlRequest.url
             let jar = HTTPCookieJar()
             session?.contents.restoreCookies(into: jar)
-            if more.curl {
+            if outputOptions.curl {
                 // The curl command for the request as it would go out (with the session's cookies).
                 var command = try await CurlCommandOutput.command(for: Self.withCookies(prepared, from: jar))
-                if let proxy {
+                if let proxy = network.proxy {
                     // curl takes the same proxy URLs (http, socks5, socks5h); checked as for sending.
                     _ = try Self.parseProxy(proxy)
                     command += " --proxy " + CurlCommandOutput.quote(proxy)
@@ -165,46 +91,46 @@ struct RequestCommand: AsyncParsableCommand {
                 print(command)
                 return
             }
-            if more.offline {
+            if outputOptions.offline {
                 // The request as it would go out: with the session's cookies, which the session
                 // would add when sending. The session learns this run's headers and credentials.
                 let shown = Self.withCookies(prepared, from: jar)
-                try await printRequest(shown, printer: ExchangePrinter(options: try offlineOutputOptions(isTerminal: stdoutIsTerminal)))
+                try await printRequest(shown, printer: ExchangePrinter(options: try outputOptions.offlinePrintOptions(isTerminal: stdoutIsTerminal)))
                 try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
                 return
             }
             let manager = try makeManager(digestAuth: effectiveAuthType == "digest" ? login : nil, cookieJar: jar)
-            if download {
+            if downloads.download {
                 var request = prepared.urlRequest
                 if let file = prepared.bodyFile {
                     // A download task takes its body from the request: read the file (only here).
                     request.httpBody = try RequestBuilder.contents(ofFile: file.url.path)
                 }
                 let status = try await DownloadFlow(
-                    manager: manager, request: request, output: output, resume: resume,
-                    printHeaders: verbose || printLetters.map { $0.contains("h") } ?? true
+                    manager: manager, request: request, output: downloads.output, resume: downloads.resume,
+                    printHeaders: outputOptions.printsDownloadHead
                 ).run()
                 try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
                 guard status == .success else { throw ExitCode(status.rawValue) }
                 return
             }
-            let printer = ExchangePrinter(options: outputOptions)
+            let printer = ExchangePrinter(options: printOptions)
             try await printRequest(prepared, printer: printer)
             let exchange =
-                more.all && follow
+                outputOptions.all && network.follow
                 ? try await sendFollowingEachHop(prepared, with: manager, printer: printer)
                 : try await send(prepared, with: manager, printer: printer)
             try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
             guard let response = exchange.response, exchange.error == nil || exchange.body != nil else {
                 throw exchange.error ?? FailureReport(status: .error, message: "no response")
             }
-            if verbose, let metrics = exchange.metrics {
+            if outputOptions.verbose, let metrics = exchange.metrics {
                 let shown = MessageSanitizer.withoutPasswords(response.url?.absoluteString ?? "")
                 let lines = ["", "Timings (\(shown)):"] + MetricsWaterfall.lines(for: metrics)
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
             if let error = exchange.error { throw error }
-            if checkStatus, let status = ExitStatus.checking(statusCode: response.statusCode) {
+            if network.checkStatus, let status = ExitStatus.checking(statusCode: response.statusCode) {
                 let head = ResponseHead(task: exchange.task, response: response)
                 let text = "courier: warning: HTTP \(head.statusCode) \(head.reasonPhrase)\n"
                 FileHandle.standardError.write(Data(text.utf8))
@@ -213,7 +139,8 @@ struct RequestCommand: AsyncParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            let report = FailureReport(error, url: url, timeout: timeout, maxTime: maxTime, maximumRedirects: maxRedirects)
+            let report = FailureReport(
+                error, url: url, timeout: network.timeout, maxTime: network.maxTime, maximumRedirects: network.maxRedirects)
             FileHandle.standardError.write(Data(report.text.utf8))
             throw ExitCode(report.status.rawValue)
         }
@@ -229,7 +156,7 @@ struct RequestCommand: AsyncParsableCommand {
     {
         if ResponseStreamer.applies(to: prepared) {
             return try await ResponseStreamer.send(
-                prepared, body: chunkedBody(prepared), with: manager, printer: printer, streaming: more.stream)
+                prepared, body: chunkedBody(prepared), with: manager, printer: printer, streaming: outputOptions.stream)
         }
         let exchange = await ExchangeRunner.send(prepared, with: manager)
         var out = Data()
@@ -258,10 +185,10 @@ struct RequestCommand: AsyncParsableCommand {
                 let location = ResponseHead(task: exchange.task, response: response).value(of: "Location"),
                 let next = RedirectRule.redirectedRequest(from: current.urlRequest, statusCode: response.statusCode, location: location)
             else { return exchange }
-            guard hops < maxRedirects else {
+            guard hops < network.maxRedirects else {
                 throw FailureReport(
                     status: .tooManyRedirects,
-                    message: "too many redirects (more than \(maxRedirects)); the last one pointed to \(next.url?.absoluteString ?? location)",
+                    message: "too many redirects (more than \(network.maxRedirects)); the last one pointed to \(next.url?.absoluteString ?? location)",
                     hint: "Raise --max-redirects, or drop --follow to see the redirect response.")
             }
             hops += 1
@@ -276,20 +203,20 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// The body from `--raw`, or from stdin when it is a pipe or a file and not ignored.
     private func rawBody() throws -> (data: Data, source: String)? {
-        if let raw = more.raw { return (Data(raw.utf8), "--raw") }
-        guard StandardInputBody.isUsed(kind: StandardInputBody.currentKind(), ignored: more.ignoreStdin) else { return nil }
+        if let raw = content.raw { return (Data(raw.utf8), "--raw") }
+        guard StandardInputBody.isUsed(kind: StandardInputBody.currentKind(), ignored: content.ignoreStdin) else { return nil }
         return (try StandardInputBody.read(), "stdin")
     }
 
     /// `-x`: the body deflated when that makes it smaller (always with `-xx`).
     private func compressBody(_ prepared: inout PreparedRequest) throws {
-        guard more.compress > 0 else { return }
+        guard content.compress > 0 else { return }
         guard prepared.multipart == nil else {
             throw RequestBuildError(description: "-x/--compress is not supported for multipart bodies")
         }
         var body = prepared.urlRequest.httpBody
         if let file = prepared.bodyFile { body = try RequestBuilder.contents(ofFile: file.url.path) }
-        guard let body, !body.isEmpty, let deflated = try OutgoingBody.deflated(body, force: more.compress > 1) else { return }
+        guard let body, !body.isEmpty, let deflated = try OutgoingBody.deflated(body, force: content.compress > 1) else { return }
         prepared.bodyFile = nil
         prepared.urlRequest.httpBody = deflated
         prepared.urlRequest.setValue("deflate", forHTTPHeaderField: "Content-Encoding")
@@ -308,7 +235,7 @@ struct RequestCommand: AsyncParsableCommand {
     /// body as a stream of unknown length, so it goes out chunked.
     private func chunkedBody(_ prepared: PreparedRequest) -> RequestBody? {
         if prepared.streamsStandardInput { return OutgoingBody.standardInput(length: prepared.standardInputLength) }
-        guard more.chunked else { return nil }
+        guard content.chunked else { return nil }
         if let file = prepared.bodyFile { return OutgoingBody.chunked(file: file.url) }
         return prepared.urlRequest.httpBody.map { OutgoingBody.chunked($0) }
     }
@@ -330,13 +257,13 @@ struct RequestCommand: AsyncParsableCommand {
     /// `--session` / `--session-read-only`: the file and what it holds. A read-only session is
     /// created when its file does not exist yet (as HTTPie does), and never updated after.
     private func openSession(url: URL?) throws -> (file: URL, contents: SessionFile, readOnly: Bool)? {
-        if more.session != nil && more.sessionReadOnly != nil {
+        if sessions.session != nil && sessions.sessionReadOnly != nil {
             throw RequestBuildError(description: "choose one of --session and --session-read-only")
         }
-        guard let name = more.session ?? more.sessionReadOnly, let url else { return nil }
+        guard let name = sessions.session ?? sessions.sessionReadOnly, let url else { return nil }
         let file = try SessionFile.location(name, url: url, configDirectory: ConfigFile.directory())
         let exists = FileManager.default.fileExists(atPath: file.path)
-        return (file, try SessionFile.load(from: file), more.sessionReadOnly != nil && exists)
+        return (file, try SessionFile.load(from: file), sessions.sessionReadOnly != nil && exists)
     }
 
     /// Records this run's headers, credentials and cookies in the session (not a read-only one).
@@ -346,10 +273,10 @@ struct RequestCommand: AsyncParsableCommand {
     ) throws {
         guard var current = session, !current.readOnly else { return }
         current.contents.update(items: parsed.items)
-        if let credentials, auth != nil {
+        if let credentials, authentication.auth != nil {
             current.contents.update(
                 auth: .init(type: authType, username: credentials.user, password: credentials.password),
-                passwordWasPrompted: prompted, storePrompted: more.sessionStorePassword)
+                passwordWasPrompted: prompted, storePrompted: sessions.sessionStorePassword)
         }
         current.contents.update(cookies: jar)
         try current.contents.save(to: current.file)
@@ -358,56 +285,18 @@ struct RequestCommand: AsyncParsableCommand {
 
     // MARK: - Setup
 
-    private func makeOutputOptions(isTerminal: Bool) throws -> OutputOptions {
-        var options = OutputOptions(isTerminal: isTerminal)
-        if more.headers && more.body {
-            throw RequestBuildError(description: "choose one of -h/--headers and -b/--body")
-        }
-        if more.headers || more.body {
-            try options.setPrint(more.headers ? "h" : "b")
-        } else if verbose {
-            try options.setPrint("HBhb")
-        } else if let printLetters {
-            try options.setPrint(printLetters)
-        } else {
-            try options.setPrint(isTerminal ? "hb" : "b")
-        }
-        switch pretty ?? (isTerminal ? "all" : "none") {
-        case "all": (options.colors, options.format) = (true, true)
-        case "colors": (options.colors, options.format) = (true, false)
-        case "format": (options.colors, options.format) = (false, true)
-        case "none": (options.colors, options.format) = (false, false)
-        case let other:
-            throw RequestBuildError(description: "--pretty takes all, colors, format or none; got '\(other)'")
-        }
-        return options
-    }
 
-    /// `--offline`: the request's head and body unless --print (or -v) says otherwise.
-    private func offlineOutputOptions(isTerminal: Bool) throws -> OutputOptions {
-        var options = try makeOutputOptions(isTerminal: isTerminal)
-        if printLetters == nil && !verbose && !more.headers && !more.body { try options.setPrint("HB") }
-        return options
-    }
 
     private func makeBuilder(_ parsed: RequestArguments, basicAuth: (user: String, password: String)?) throws
         -> RequestBuilder
     {
         var builder = RequestBuilder(arguments: parsed)
-        if [json, form, multipart].filter({ $0 }).count > 1 {
-            throw RequestBuildError(description: "choose one of --json, --form and --multipart")
-        }
-        builder.mode = multipart ? .multipart : form ? .form : .json
-        builder.jsonExplicit = json
-        builder.bearerToken = bearer
-        builder.timeout = try timeout.map { try SecondsOption.checked($0, option: "--timeout") }
+        builder.mode = try content.mode()
+        builder.jsonExplicit = content.json
+        builder.bearerToken = authentication.bearer
+        builder.timeout = try network.timeout.map { try SecondsOption.checked($0, option: "--timeout") }
         builder.basicAuth = basicAuth
-        if resume && (!download || output == nil) {
-            throw RequestBuildError(description: "--continue needs --download and -o FILE (the partial file to resume)")
-        }
-        if output != nil && !download {
-            throw RequestBuildError(description: "-o/--output needs --download")
-        }
+        try downloads.validate()
         return builder
     }
 
@@ -417,10 +306,11 @@ struct RequestCommand: AsyncParsableCommand {
     private func credentials(host: String?, stored: SessionFile.Auth?) throws
         -> (credentials: (user: String, password: String)?, prompted: Bool)
     {
+        let authType = authentication.authType
         guard authType == "basic" || authType == "digest" else {
             throw RequestBuildError(description: "--auth-type takes basic or digest; got '\(authType)'")
         }
-        guard let auth else {
+        guard let auth = authentication.auth else {
             guard let stored else { return (nil, false) }
             if let password = stored.password { return ((stored.username, password), false) }
             return (try prompt(user: stored.username, host: host), true)
@@ -462,30 +352,30 @@ struct RequestCommand: AsyncParsableCommand {
     {
         var configuration = SessionConfiguration()
         configuration.cookieJar = cookieJar
-        if http11 { configuration.httpVersion = .http1Only }
-        if let timeout {
+        if network.http11 { configuration.httpVersion = .http1Only }
+        if let timeout = network.timeout {
             let seconds = try SecondsOption.checked(timeout, option: "--timeout")
             configuration.timeoutIntervalForRequest = seconds
             configuration.connectTimeout = seconds
         }
-        if let maxTime {
+        if let maxTime = network.maxTime {
             configuration.timeoutIntervalForResource = try SecondsOption.checked(maxTime, option: "--max-time")
         }
-        guard maxRedirects >= 0 else { throw RequestBuildError(description: "--max-redirects must be 0 or more") }
+        guard network.maxRedirects >= 0 else { throw RequestBuildError(description: "--max-redirects must be 0 or more") }
         // --all follows each redirect itself, to print every hop.
-        configuration.maximumRedirects = follow && !more.all ? maxRedirects : 0
-        if let cert = more.cert {
-            configuration.tls.clientIdentity = try ClientCertificate.identity(certificatePath: cert, keyPath: more.certKey)
-        } else if more.certKey != nil {
+        configuration.maximumRedirects = network.follow && !outputOptions.all ? network.maxRedirects : 0
+        if let cert = ssl.cert {
+            configuration.tls.clientIdentity = try ClientCertificate.identity(certificatePath: cert, keyPath: ssl.certKey)
+        } else if ssl.certKey != nil {
             throw RequestBuildError(description: "--cert-key needs --cert")
         }
-        if let proxy {
+        if let proxy = network.proxy {
             configuration.proxy = try Self.parseProxy(proxy)
         } else {
             // Like curl: http_proxy, https_proxy, all_proxy and no_proxy (HTTP_PROXY ignored).
             configuration.proxyEnvironment = .process
         }
-        if let cache {
+        if let cache = network.cache {
             guard !cache.isEmpty else { throw RequestBuildError(description: "--cache needs a folder") }
             let cacheStore = HTTPCache(memoryCapacity: 0, diskCapacity: 256 << 20, directory: URL(fileURLWithPath: cache))
             guard cacheStore.directory != nil else {
@@ -493,7 +383,7 @@ struct RequestCommand: AsyncParsableCommand {
             }
             configuration.cache = cacheStore
         }
-        let tls = try TLSOptions(verify: verify, pinnedCertificatePath: pinCert, pinMode: pinMode)
+        let tls = try TLSOptions(verify: ssl.verify, pinnedCertificatePath: ssl.pinCert, pinMode: ssl.pinMode)
         tls.apply(to: &configuration)
         let manager = URLSessionManager(configuration: configuration)
         try tls.apply(to: manager)
@@ -511,7 +401,7 @@ struct RequestCommand: AsyncParsableCommand {
     private func printRequest(_ prepared: PreparedRequest, printer: ExchangePrinter) async throws {
         var out = Data()
         let chunked =
-            more.chunked && prepared.multipart == nil
+            content.chunked && prepared.multipart == nil
             && (prepared.bodyFile != nil || prepared.urlRequest.httpBody != nil || prepared.streamsStandardInput)
         let bodyLength =
             chunked

@@ -5,7 +5,7 @@ import Glibc
 #endif
 import Testing
 
-/// The HTTPie options issue 17 adds: --offline, --all, --cert/--cert-key, --default-scheme,
+/// The HTTPie options beyond the basics: --offline, --all, --cert/--cert-key, --default-scheme,
 /// --https and courier-https, --raw, --chunked, -x/--compress, -h/--headers and -b/--body.
 @Suite("courier: HTTPie's options")
 struct HTTPieOptionsCLITests {

@@ -53,7 +53,7 @@ struct CLIHostileInputTests {
     /// `{` and then never a newline grew memory without bound. A line past `maximumLine` goes
     /// out as it came, and the rest of it too (up to its newline).
     @Test func aStreamedLineThatNeverEndsIsNotHeldWhole() {
-        var options = OutputOptions()
+        var options = PrintOptions()
         options.format = true
         var lines = LineFormatter(printer: ExchangePrinter(options: options), maximumLine: 1024)
         #expect(lines.take(Data("{".utf8) + Data(repeating: UInt8(ascii: "x"), count: 600)).isEmpty)
@@ -71,7 +71,7 @@ struct CLIHostileInputTests {
     /// every chunk: a server sending a long JSON-looking line a few bytes at a time cost time
     /// quadratic in its length. Each chunk now costs its own length (the limit is a hang bound).
     @Test(.timeLimit(.minutes(1))) func aLongLineArrivingInSmallChunksIsScannedOnce() {
-        var options = OutputOptions()
+        var options = PrintOptions()
         options.format = true
         var lines = LineFormatter(printer: ExchangePrinter(options: options), maximumLine: 8 << 20)
         let piece = Data("  xx".utf8)
@@ -86,7 +86,7 @@ struct CLIHostileInputTests {
     /// that arrives later and looks like JSON (`abc`, then `{"a":1}`) is not formatted as if it
     /// were a line of its own.
     @Test func theTailOfALineSentRawIsNotFormatted() {
-        var options = OutputOptions()
+        var options = PrintOptions()
         options.format = true
         var lines = LineFormatter(printer: ExchangePrinter(options: options))
         #expect(lines.take(Data("abc".utf8)) == Data("abc".utf8))

@@ -3,7 +3,7 @@ import Testing
 
 @testable import courier
 
-/// The pure rules behind issue 17's options, tested with plain values.
+/// The pure rules behind the HTTPie options, tested with plain values.
 @Suite("courier's HTTPie rules")
 struct HTTPieRulesTests {
     @Test func orderedJSONKeepsTypedOrderAndEscapes() {
@@ -51,7 +51,7 @@ struct HTTPieRulesTests {
     }
 
     @Test func streamedLinesAreFormattedOneByOneAndOtherTextPassesAtOnce() {
-        var options = OutputOptions()
+        var options = PrintOptions()
         options.format = true
         var lines = LineFormatter(printer: ExchangePrinter(options: options))
         #expect(lines.take(Data("**".utf8)) == Data("**".utf8))

@@ -10,7 +10,7 @@ import MetricsTestKit
 import Testing
 import Tracing
 
-/// Issue 16's observability through a real session against the test server: log records
+/// Observability through a real session against the test server: log records
 /// captured by a test log handler (redaction checked), metrics by MetricsTestKit's factory,
 /// spans by an in-memory W3C tracer. Every backend is handed to the configuration: nothing is
 /// bootstrapped globally.

@@ -4,7 +4,7 @@ import Crypto
 import Foundation
 import Testing
 
-/// Issue 5's 1 GiB multipart upload through `HTTPSessionManager`: a file part of generated
+/// A 1 GiB multipart upload through `HTTPSessionManager`: a file part of generated
 /// bytes (an async sequence with a declared length, so no disk is needed), streamed to the
 /// test server's `/upload`, which hashes the body as it arrives without keeping it. The
 /// server's SHA-256 must equal the one computed here from AFN's framing rules.

@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 import Testing
 
-/// Issue 5's end-to-end checks through `HTTPSessionManager`: what each request serializer put
+/// End-to-end checks through `HTTPSessionManager`: what each request serializer put
 /// on the wire as the server received it, and each response serializer on real responses.
 @Suite("Serializers through HTTPSessionManager")
 struct SerializationThroughSessionTests {

@@ -92,7 +92,7 @@ struct SerializerInputTests {
         ]
         for fields in fallBacks {
             let head = Self.head(fields: fields)
-            #expect(SessionBridge.contentType(in: head.headers) == nil, "\(fields)")
+            #expect(ContentTypeReading.read(in: head.headers) == nil, "\(fields)")
             let made = ResponsesMade()
             let input = Self.input(head, counting: made)
             let response = SessionBridge.makeResponse(head, url: Self.url)
@@ -102,7 +102,7 @@ struct SerializerInputTests {
         }
         // Another field that merely mentions the name is not a Content-Type.
         let mentioned = Self.head(fields: [("X-Content-Type", "a\"b"), ("Content-Type", "text/plain")])
-        #expect(SessionBridge.contentType(in: mentioned.headers)?.mimeType == "text/plain")
+        #expect(ContentTypeReading.read(in: mentioned.headers)?.mimeType == "text/plain")
     }
 
     /// Each built-in serializer's object and error through the head equal those through the

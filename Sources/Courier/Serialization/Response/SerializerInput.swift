@@ -20,7 +20,7 @@ struct SerializerInput: Sendable {
         switch contentType {
         case .read(let mimeType, _): return mimeType
         case .fields(let fields):
-            guard let read = SessionBridge.contentType(in: fields) else { return make()?.mimeType }
+            guard let read = ContentTypeReading.read(in: fields) else { return make()?.mimeType }
             return read.mimeType
         }
     }
@@ -29,7 +29,7 @@ struct SerializerInput: Sendable {
         switch contentType {
         case .read(_, let textEncodingName): return textEncodingName
         case .fields(let fields):
-            guard let read = SessionBridge.contentType(in: fields) else { return make()?.textEncodingName }
+            guard let read = ContentTypeReading.read(in: fields) else { return make()?.textEncodingName }
             return read.textEncodingName
         }
     }
@@ -67,7 +67,7 @@ struct SerializerInput: Sendable {
     }
 
     /// A response head's `fields`, whose `Content-Type` is read when a serializer asks (see
-    /// ``SessionBridge/contentType(in:)``; a value that reading does not repeat exactly is read
+    /// ``ContentTypeReading/read(in:)``; a value that reading does not repeat exactly is read
     /// from the `HTTPURLResponse` instead, made then). `response` makes that response with the
     /// same values (once per task: it memoizes on the task).
     init(statusCode: Int, fields: HTTPHeaders, hasURL: Bool, response: @escaping @Sendable () -> HTTPURLResponse?) {

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// Per-request costs the session layer keeps off the request path (issue 11).
+/// Per-request costs the session layer keeps off the request path.
 @Suite("Session hot path")
 struct SessionHotPathTests {
     /// The engine (TLS context with the system trust store, connection pool) is made with the
