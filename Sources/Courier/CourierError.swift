@@ -200,7 +200,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
         case .requestBodyNotReplayable(let url):
             return "The request body of \(url?.absoluteString ?? "the request") is a stream that can't be sent again; set a need-new-body-stream block"
         case .cannotWriteDownloadFile(let path, let reason): return "Could not write the download to \(path): \(reason)"
-        case .invalidSecurityPolicy(let reason): return "Invalid security policy: \(reason)"
+        case .invalidSecurityPolicy(let reason): return "Invalid Security Policy: \(reason)"
         case .invalidCertificate(let reason): return "Invalid certificate: \(reason)"
         case .certificateFileUnreadable(let path, let reason):
             return "Could not read the certificate file \(path): \(reason)"

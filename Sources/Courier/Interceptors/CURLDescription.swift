@@ -12,8 +12,9 @@ enum CURLCommand {
     ///
     /// - GET is implied; HEAD is `--head`; any other method is `-X METHOD`.
     /// - A URL with `[]{}` gets `--globoff` (curl would expand them).
-    /// - A body is sent byte for byte with `--data-binary`: as a quoted argument when it is
-    ///   UTF-8 text without NUL, else piped in from `printf` with octal escapes
+    /// - A body is sent byte for byte: as a quoted `--data-raw` argument when it is UTF-8 text
+    ///   without NUL (`--data-raw`, unlike `--data-binary`, never reads a file for a body that
+    ///   starts with `@`), else piped in from `printf` with octal escapes
     ///   (`printf '\001…' | curl … --data-binary @-`). With a body and no `Content-Type`,
     ///   `-H 'Content-Type:'` stops curl adding its form type.
     /// - `streamedBody`: the body is a stream, not shown (a `# …` note says so).
@@ -34,7 +35,7 @@ enum CURLCommand {
         if let body {
             if !headers.contains(where: { $0.0.lowercased() == "content-type" }) { arguments += ["-H", quote("Content-Type:")] }
             if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
-                arguments += ["--data-binary", quote(text)]
+                arguments += ["--data-raw", quote(text)]
             } else {
                 prefix = "printf '\(octalEscaped(body))' | "
                 arguments += ["--data-binary", "@-"]

@@ -65,4 +65,25 @@ struct CurlCLITests {
             #expect(form?["b"] as? String == "two")
         }
     }
+
+    /// `--curl` with a body that starts with `@` (from `--raw` or piped): curl running the
+    /// printed command sends that text, never the contents of the file it names.
+    @Test(.enabled(if: curlInstalled, "curl is not installed"))
+    func curlNeverUploadsAFileNamedByTheBody() async throws {
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("courier-curl-\(UUID().uuidString)")
+        try Data("secret contents".utf8).write(to: secret)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        try await TestServer.withRunning { server in
+            let url = server.baseURL.absoluteString + "/anything"
+            for run in [
+                try await CourierProcess.run(["--curl", "--raw", "@\(secret.path)", "POST", url]),
+                try await CourierProcess.run(["--curl", "POST", url], stdin: .pipe(Data("@\(secret.path)".utf8))),
+            ] {
+                #expect(run.status == 0, "\(run)")
+                let echo = try JSONSerialization.jsonObject(with: Data(try Self.shell(run.output).utf8)) as? [String: Any]
+                #expect(echo?["data"] as? String == "@\(secret.path)", "\(run.output)")
+            }
+        }
+    }
 }
+

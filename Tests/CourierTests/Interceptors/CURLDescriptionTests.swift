@@ -29,7 +29,7 @@ struct CURLDescriptionTests {
         #expect(CURLCommand.command(method: "DELETE", url: "http://[::1]:80/", headers: [("X-A", "1"), ("X-Empty", "")], body: nil)
             == "curl --globoff -X 'DELETE' 'http://[::1]:80/' -H 'X-A: 1' -H 'X-Empty;'")
         #expect(CURLCommand.command(method: "POST", url: "http://h/", headers: [], body: Data("a'b".utf8))
-            == #"curl -X 'POST' 'http://h/' -H 'Content-Type:' --data-binary 'a'\''b'"#)
+            == #"curl -X 'POST' 'http://h/' -H 'Content-Type:' --data-raw 'a'\''b'"#)
         #expect(CURLCommand.command(method: "PUT", url: "http://h/", headers: [("Content-Type", "x/y")], body: Data([0, 1]))
             == #"printf '\000\001' | curl -X 'PUT' 'http://h/' -H 'Content-Type: x/y' --data-binary @-"#)
     }
@@ -89,6 +89,26 @@ struct CURLDescriptionTests {
             var get = URLRequest(url: server.sessionURL("/anything?x=1"))
             get.setValue("v", forHTTPHeaderField: "X-Quote")
             try await compare(get, server: server)
+        }
+    }
+
+    /// A body that starts with `@` is text to curl, never a file to upload: run through curl,
+    /// the server receives the literal text, as Courier sends it (with `--data-binary`, curl
+    /// would have read and sent the named file).
+    @Test(.enabled(if: curlPath != nil, "curl is not installed"))
+    func bodyStartingWithAtIsNeverAFileName() async throws {
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("courier-curl-secret-\(UUID().uuidString)")
+        try Data("the file's contents".utf8).write(to: secret)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        try await TestServer.withRunning { server in
+            var request = URLRequest(url: server.sessionURL("/anything"))
+            request.httpMethod = "POST"
+            request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data("@\(secret.path)".utf8)
+            #expect(!request.cURLDescription.contains("--data-binary"), "\(request.cURLDescription)")
+            let echoed = try JSONValue(parsing: try Self.shell(request.cURLDescription))
+            #expect(echoed["data"]?.stringValue == "@\(secret.path)")
+            try await compare(request, server: server)
         }
     }
 }

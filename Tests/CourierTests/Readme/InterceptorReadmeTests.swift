@@ -57,7 +57,7 @@ struct InterceptorReadmeTests {
             #expect(try String(contentsOf: file, encoding: .utf8).contains(#""attempts" : 2"#))
             try? FileManager.default.removeItem(at: file)
             #expect(request.cURLDescription
-                == #"curl -X 'POST' '\#(server.baseURL.absoluteString)/anything' -H 'Content-Type: application/json' --data-binary '{"name": "O'\''Brien"}'"#)
+                == #"curl -X 'POST' '\#(server.baseURL.absoluteString)/anything' -H 'Content-Type: application/json' --data-raw '{"name": "O'\''Brien"}'"#)
             // The task's last attempt carries the token the interceptor held when it was adapted:
             // "fresh" if its retries came after the second call's refresh, else "expired" (the two
             // calls run at the same time; under load either order happens). Its description shows

@@ -14,6 +14,9 @@ public enum BaseURLResolution {
     /// root, `foo/` → `…/v1/foo/`, an absolute URL replaces the base), or nil when it doesn't
     /// parse.
     public static func resolve(_ urlString: String, against baseURL: URL?) -> URL? {
+        // An empty path is the base URL itself, as `NSURL(string: "", relativeTo:)` gives on
+        // Apple platforms (Linux's Foundation returns nil there).
+        if urlString.isEmpty, let baseURL { return URL(string: baseURL.absoluteString) }
         guard let url = URL(string: urlString, relativeTo: baseURL) else { return nil }
         return URL(string: url.absoluteString)
     }

@@ -39,9 +39,9 @@ public final class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     override func validate(_ policy: SecurityPolicy) throws {
         guard policy.pinningMode != .none else { return }
         guard baseURL?.scheme?.lowercased() == "https" else {
-            let base = baseURL?.absoluteString ?? "none"
             throw CourierError.invalidSecurityPolicy(
-                reason: "a pinning policy needs an https base URL (base URL: \(base)); pinning checks only TLS connections")
+                reason: "A security policy configured with \(policy.pinningMode) pinning can only be applied on a manager "
+                    + "with a secure base URL (i.e. https)")
         }
     }
 
