@@ -89,6 +89,10 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     case connectionLost(url: URL?, reason: String)
     /// More redirects than the limit allows.
     case tooManyRedirects(url: URL?, limit: Int)
+    /// A redirect the session will not follow although it follows redirects: its `Location`
+    /// names a scheme other than http and https (`file:`, `ftp:`, `data:`, …), as curl and
+    /// browsers refuse. `url` is the URL that answered with the redirect.
+    case unfollowableRedirect(url: URL?, location: String)
     /// The task was cancelled.
     case cancelled(url: URL?)
     /// A finished download could not be moved to its destination.
@@ -166,7 +170,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     public var failingURL: URL? {
         switch self {
         case .timedOut(let url, _), .cannotConnect(let url, _), .connectionLost(let url, _),
-            .tooManyRedirects(let url, _), .cancelled(let url), .responseBodyTooLarge(let url, _, _, _),
+            .tooManyRedirects(let url, _), .unfollowableRedirect(let url, _), .cancelled(let url), .responseBodyTooLarge(let url, _, _, _),
             .notCached(let url, _):
             return url
         default: return response?.url
@@ -192,6 +196,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
         case .cannotConnect(_, let reason): return "Could not connect to the server: \(reason)"
         case .connectionLost(_, let reason): return "The network connection was lost: \(reason)"
         case .tooManyRedirects(_, let limit): return "Too many HTTP redirects (more than \(limit))"
+        case .unfollowableRedirect(_, let location):
+            return "Will not follow a redirect to \(location): only http and https redirects are followed"
         case .cancelled: return "cancelled"
         case .cannotMoveDownloadedFile(let from, let to, let reason):
             return "Could not move the downloaded file from \(from.path) to \(to.path): \(reason)"

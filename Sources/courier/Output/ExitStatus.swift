@@ -101,6 +101,12 @@ struct FailureReport: Error {
                 message: "too many redirects (more than \(maximumRedirects)); the last one pointed to "
                     + (url?.absoluteString ?? "?"),
                 hint: "Raise --max-redirects, or drop --follow to see the redirect response.")
+        case .unfollowableRedirect(let url, let location):
+            self.init(
+                status: .error,
+                message: "will not follow the redirect from \(url?.absoluteString ?? host) to \(location): "
+                    + "only http and https redirects are followed",
+                hint: "Drop --follow to see the redirect response.")
         case .serverTrustRejected(let trustHost, let reason) where reason.contains("pinned"):
             self.init(
                 status: .tlsFailure,

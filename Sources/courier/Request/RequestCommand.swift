@@ -180,6 +180,14 @@ struct RequestCommand: AsyncParsableCommand {
         var hops = 0
         while true {
             let exchange = try await send(current, with: manager, printer: printer)
+            if exchange.error == nil, let response = exchange.response {
+                let location = ResponseHead(task: exchange.task, response: response).value(of: "Location")
+                if RedirectRule.isUnfollowable(
+                    from: current.urlRequest, statusCode: response.statusCode, location: location, maximumRedirects: 1)
+                {
+                    throw CourierError.unfollowableRedirect(url: current.urlRequest.url, location: location ?? "")
+                }
+            }
             guard exchange.error == nil, let response = exchange.response,
                 RedirectRule.redirectStatusCodes.contains(response.statusCode),
                 let location = ResponseHead(task: exchange.task, response: response).value(of: "Location"),

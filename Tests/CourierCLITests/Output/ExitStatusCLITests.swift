@@ -19,6 +19,25 @@ struct ExitStatusCLITests {
         #expect((try followed.json()["url"] as? String)?.hasSuffix("/get") == true, "\(followed)")
     }
 
+    @Test(
+        "--follow to file:, ftp: or data: is an unfollowable redirect: exit 1 and its own message",
+        arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "data:text/plain,hi"])
+    func unfollowableRedirect(location: String) async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        var components = URLComponents(string: server.baseURL.absoluteString + "/redirect-to")
+        components?.queryItems = [URLQueryItem(name: "url", value: location)]
+        let url = try #require(components?.url?.absoluteString)
+        for arguments in [["--follow", url], ["--all", "--follow", url]] {
+            let run = try await CourierProcess.run(arguments)
+            #expect(run.status == 1, "\(run)")
+            #expect(run.errors.hasPrefix("courier: error: will not follow the redirect from "), "\(run)")
+            #expect(run.errors.contains(location), "\(run)")
+        }
+        let plain = try await CourierProcess.run(["--print", "h", url])
+        #expect(plain.status == 0 && plain.output.hasPrefix("HTTP/1.1 302"), "\(plain)")
+    }
+
     @Test("more redirects than --max-redirects: exit 6 and a message")
     func tooManyRedirects() async throws {
         let server = try await TestServer.start()

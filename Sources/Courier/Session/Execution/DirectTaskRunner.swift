@@ -366,9 +366,18 @@ final class DirectTaskRunner: TaskDriver {
     private func handleHead(_ head: HTTPResponseHead, request: URLRequest) {
         guard let url = request.url else { return }
         environment.storeCookies(from: head.headers, for: request, url: url)
+        let location = head.headers.first(name: "location")
+        let maximumRedirects = environment.configuration.maximumRedirects
+        if RedirectRule.isUnfollowable(
+            from: request, statusCode: Int(head.status.code), location: location, maximumRedirects: maximumRedirects)
+        {
+            let error = CourierError.unfollowableRedirect(url: url, location: location ?? "")
+            let engineTask = state.withLock { $0.machine.fail(error) ? $0.engineTask : nil }
+            engineTask?.cancel()
+            return
+        }
         if let next = RedirectRule.followed(
-            from: request, statusCode: Int(head.status.code), location: head.headers.first(name: "location"),
-            maximumRedirects: environment.configuration.maximumRedirects)
+            from: request, statusCode: Int(head.status.code), location: location, maximumRedirects: maximumRedirects)
         {
             state.withLock { $0.machine.redirectDecided(next) }
             return

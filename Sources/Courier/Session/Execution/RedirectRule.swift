@@ -55,6 +55,18 @@ public enum RedirectRule {
         return redirectedRequest(from: request, statusCode: statusCode, location: location)
     }
 
+    /// Whether a response the session would follow (a redirect status, redirects allowed)
+    /// points somewhere it never goes: a `Location` that resolves to a URL whose scheme is not
+    /// http or https. Such a redirect fails the task
+    /// (``CourierError/unfollowableRedirect(url:location:)``) instead of being delivered as if
+    /// it were the answer. A `Location` that is no URL at all is delivered as before.
+    public static func isUnfollowable(from request: URLRequest, statusCode: Int, location: String?, maximumRedirects: Int) -> Bool {
+        guard redirectStatusCodes.contains(statusCode), let location, maximumRedirects > 0, let base = request.url,
+            let scheme = URL(string: location, relativeTo: base)?.absoluteURL.scheme?.lowercased()
+        else { return false }
+        return scheme != "http" && scheme != "https"
+    }
+
     /// The headers a redirect to another origin drops: they carry credentials
     /// (`Authorization`, `Proxy-Authorization`, `Cookie`, in that published order; names
     /// compared case-insensitively): ``CredentialHeaders/requestFields`` (whose own order is the

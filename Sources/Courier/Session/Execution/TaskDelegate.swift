@@ -353,8 +353,15 @@ final class TaskDelegate: TaskDriver {
         environment.storeCookies(from: head.headers, for: request, url: url)
 
         // Redirects are the session's job, not the engine's.
+        let location = head.headers.first(name: "location")
+        if RedirectRule.isUnfollowable(
+            from: request, statusCode: status, location: location, maximumRedirects: environment.configuration.maximumRedirects)
+        {
+            fail(.unfollowableRedirect(url: url, location: location ?? ""))
+            return
+        }
         if let proposed = RedirectRule.followed(
-            from: request, statusCode: status, location: head.headers.first(name: "location"),
+            from: request, statusCode: status, location: location,
             maximumRedirects: environment.configuration.maximumRedirects)
         {
             let next: URLRequest?
