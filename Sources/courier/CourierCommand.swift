@@ -18,6 +18,7 @@ struct CourierCommand: AsyncParsableCommand {
     /// invalid value: ArgumentParser's status 64) exits with 2, `courier`'s documented status
     /// for invalid items and options (HTTPie's, from Python's argparse).
     static func main() async {
+        StandardStreams.ignoreBrokenPipes()
         do {
             var command = try await asyncParseAsRoot(try requestArguments())
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -27,7 +28,7 @@ struct CourierCommand: AsyncParsableCommand {
             }
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            StandardStreams.writeError(Data((fullMessage(for: error) + "\n").utf8))
             Foundation.exit(ExitStatus.timeoutOrUsage.rawValue)
         }
     }

@@ -113,7 +113,7 @@ struct BenchCommand: AsyncParsableCommand {
         print(json ? try report.json() : report.text, terminator: "")
         fflush(nil)
         if report.errors > 0 {
-            FileHandle.standardError.write(Data("courier bench: \(report.errors) of \(report.requests) requests failed\n".utf8))
+            StandardStreams.writeError(Data("courier bench: \(report.errors) of \(report.requests) requests failed\n".utf8))
             throw ExitCode(1)
         }
     }

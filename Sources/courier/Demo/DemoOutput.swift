@@ -31,7 +31,7 @@ final class DemoOutput: Sendable {
     /// Writes straight to the file descriptor, so lines and the progress bar (which also
     /// writes unbuffered) keep their order when stdout is a pipe.
     func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.writeOutput(Data(text.utf8))
     }
 
     private func bold(_ text: String) -> String {

@@ -53,7 +53,7 @@ struct DownloadFlow {
         let lock = outputURL == nil ? nil : try PartialFileLock.acquire(partialURL)
         defer { lock?.release() }
         if initialOffset > 0 {
-            FileHandle.standardError.write(Data("Resuming \(partialURL.path) from byte \(initialOffset)\n".utf8))
+            StandardStreams.writeError(Data("Resuming \(partialURL.path) from byte \(initialOffset)\n".utf8))
         }
         let bar = DownloadProgressBar(initialBytes: initialOffset)
         let requestURL = request.url
@@ -91,7 +91,7 @@ struct DownloadFlow {
         }
         if printHeaders {
             let head = ExchangePrinter(options: PrintOptions(isTerminal: isatty(STDERR_FILENO) == 1)).responseHead(ResponseHead(task: exchange.task, response: response))
-            FileHandle.standardError.write(Data(head.utf8))
+            StandardStreams.writeError(Data(head.utf8))
         }
         let alreadyComplete = response.statusCode == 416 && outputURL != nil
             && exchange.fileURL?.standardizedFileURL == outputURL?.standardizedFileURL
@@ -117,11 +117,11 @@ struct DownloadFlow {
         var transferred = size - initialOffset
         if initialOffset > 0 && response.statusCode == 200 {
             transferred = size
-            FileHandle.standardError.write(
+            StandardStreams.writeError(
                 Data("The server ignored the range request and sent the whole file; it was downloaded again.\n".utf8))
         }
         bar.finish(totalBytes: size, transferredBytes: max(0, transferred))
-        FileHandle.standardError.write(Data("Saved to \(file.path)\n".utf8))
+        StandardStreams.writeError(Data("Saved to \(file.path)\n".utf8))
         return .success
     }
 
@@ -142,7 +142,7 @@ struct DownloadFlow {
         if size > 0 && !decoded {
             let note = "courier: the partial download (\(size) bytes) is kept in \(partialURL.path); "
                 + "run the same command with --continue to resume it\n"
-            FileHandle.standardError.write(Data(note.utf8))
+            StandardStreams.writeError(Data(note.utf8))
         } else if case .typeRegular? = Self.fileType(partialURL) {
             try? FileManager.default.removeItem(at: partialURL)
         }

@@ -34,7 +34,7 @@ final class DownloadProgressBar: Sendable {
             return "\r" + Self.render(done: done, total: total, initial: initialBytes, elapsed: now.timeIntervalSince(start))
                 + "\u{1B}[K"
         }
-        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+        if let line { StandardStreams.writeError(Data(line.utf8)) }
     }
 
     /// Ends the bar and prints `Done. <size> in <time> (<rate>)`; the rate counts
@@ -43,7 +43,7 @@ final class DownloadProgressBar: Sendable {
         let drawn = state.withLock { $0.drawn }
         let summary = Self.summary(
             totalBytes: totalBytes, transferredBytes: transferredBytes, elapsed: Date().timeIntervalSince(start))
-        FileHandle.standardError.write(Data(((drawn ? "\r\u{1B}[K" : "") + summary).utf8))
+        StandardStreams.writeError(Data(((drawn ? "\r\u{1B}[K" : "") + summary).utf8))
     }
 
     /// The summary line, `Done. 64.0 MiB in 2.05s (31.2 MiB/s)\n`. Pure; any values (negative,

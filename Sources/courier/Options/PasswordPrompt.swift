@@ -4,7 +4,7 @@ import Foundation
 enum PasswordPrompt {
     /// The typed password, or nil when the terminal can't be read.
     static func read(_ prompt: String) -> String? {
-        FileHandle.standardError.write(Data(prompt.utf8))
+        StandardStreams.writeError(Data(prompt.utf8))
         var saved = termios()
         let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
         if canHide {
@@ -14,7 +14,7 @@ enum PasswordPrompt {
         }
         defer {
             if canHide { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
-            FileHandle.standardError.write(Data("\n".utf8))
+            StandardStreams.writeError(Data("\n".utf8))
         }
         return readLine(strippingNewline: true)
     }

@@ -37,7 +37,7 @@ final class ProgressLine: Sendable {
             return "\r    " + render(state.latest, now: now) + Self.clearToEndOfLine
         }
         if let line {
-            FileHandle.standardOutput.write(Data(line.utf8))
+            StandardStreams.writeOutput(Data(line.utf8))
         }
     }
 
@@ -53,7 +53,7 @@ final class ProgressLine: Sendable {
                 : "    " + render(state.latest, now: now) + "\n"
         }
         if let line {
-            FileHandle.standardOutput.write(Data(line.utf8))
+            StandardStreams.writeOutput(Data(line.utf8))
         }
     }
 

@@ -35,10 +35,9 @@ enum ResponseStreamer {
     ) async throws -> Exchange {
         let body: RequestBody? = override ?? prepared.bodyFile.map { .file(path: $0.url.path) }
         let (response, stream) = try await manager.bytes(for: prepared.urlRequest, body: body)
-        let output = FileHandle.standardOutput
         let options = printer.options
         if options.responseHeaders {
-            try output.write(contentsOf: Data(printer.responseHead(ResponseHead(task: stream.task, response: response)).utf8))
+            StandardStreams.writeOutput(Data(printer.responseHead(ResponseHead(task: stream.task, response: response)).utf8))
         }
         guard options.responseBody else {
             stream.cancel()
@@ -50,9 +49,9 @@ enum ResponseStreamer {
         if (streaming || isEventStream) && (options.format || options.colors) {
             var lines = LineFormatter(printer: printer)
             while let chunk = try await chunks.next() {
-                try output.write(contentsOf: lines.take(chunk))
+                StandardStreams.writeOutput(lines.take(chunk))
             }
-            try output.write(contentsOf: lines.finish())
+            StandardStreams.writeOutput(lines.finish())
             return Exchange(response: response, metrics: stream.task?.metrics, task: stream.task)
         }
         if options.format || options.colors {
@@ -64,14 +63,14 @@ enum ResponseStreamer {
                 if Int64(gathered.count) > limit { break }
             }
             if Int64(gathered.count) <= limit {
-                try output.write(contentsOf: printer.body(gathered))
+                StandardStreams.writeOutput(printer.body(gathered))
                 return Exchange(response: response, metrics: stream.task?.metrics, task: stream.task)
             }
-            var raw = RawWriter(output: output, isTerminal: options.isTerminal)
-            guard try raw.write(gathered) else { return Exchange(response: response, task: stream.task) }
+            var raw = RawWriter(isTerminal: options.isTerminal)
+            guard raw.write(gathered) else { return Exchange(response: response, task: stream.task) }
             return try await finishRaw(&chunks, raw: &raw, response: response, stream: stream)
         }
-        var raw = RawWriter(output: output, isTerminal: options.isTerminal)
+        var raw = RawWriter(isTerminal: options.isTerminal)
         return try await finishRaw(&chunks, raw: &raw, response: response, stream: stream)
     }
 
@@ -81,43 +80,41 @@ enum ResponseStreamer {
         stream: ResponseBodyStream
     ) async throws -> Exchange {
         while let chunk = try await chunks.next() {
-            guard try raw.write(chunk) else {
+            guard raw.write(chunk) else {
                 stream.cancel()
                 return Exchange(response: response, task: stream.task)
             }
         }
-        try raw.end()
+        raw.end()
         return Exchange(response: response, metrics: stream.task?.metrics, task: stream.task)
     }
 
     /// Raw body bytes to stdout; on a terminal, binary data is replaced by the note.
     private struct RawWriter {
-        let output: FileHandle
         let isTerminal: Bool
         var lastByte: UInt8?
 
-        init(output: FileHandle, isTerminal: Bool) {
-            self.output = output
+        init(isTerminal: Bool) {
             self.isTerminal = isTerminal
         }
 
         /// Writes `chunk`; false when it was binary on a terminal (the note was written instead
         /// and nothing more should be).
-        mutating func write(_ chunk: Data) throws -> Bool {
+        mutating func write(_ chunk: Data) -> Bool {
             if isTerminal, chunk.contains(0) {
                 let separator = lastByte == nil || lastByte == UInt8(ascii: "\n") ? "" : "\n"
-                try output.write(contentsOf: Data((separator + ExchangePrinter.binaryNote + "\n").utf8))
+                StandardStreams.writeOutput(Data((separator + ExchangePrinter.binaryNote + "\n").utf8))
                 return false
             }
-            try output.write(contentsOf: chunk)
+            StandardStreams.writeOutput(chunk)
             lastByte = chunk.last ?? lastByte
             return true
         }
 
         /// A terminal gets a final newline after text.
-        func end() throws {
+        func end() {
             if isTerminal, let lastByte, lastByte != UInt8(ascii: "\n") {
-                try output.write(contentsOf: Data("\n".utf8))
+                StandardStreams.writeOutput(Data("\n".utf8))
             }
         }
     }

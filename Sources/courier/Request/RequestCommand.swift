@@ -127,13 +127,13 @@ struct RequestCommand: AsyncParsableCommand {
             if outputOptions.verbose, let metrics = exchange.metrics {
                 let shown = MessageSanitizer.withoutPasswords(response.url?.absoluteString ?? "")
                 let lines = ["", "Timings (\(shown)):"] + MetricsWaterfall.lines(for: metrics)
-                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+                StandardStreams.writeOutput(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
             if let error = exchange.error { throw error }
             if network.checkStatus, let status = ExitStatus.checking(statusCode: response.statusCode) {
                 let head = ResponseHead(task: exchange.task, response: response)
                 let text = "courier: warning: HTTP \(head.statusCode) \(head.reasonPhrase)\n"
-                FileHandle.standardError.write(Data(text.utf8))
+                StandardStreams.writeError(Data(text.utf8))
                 throw ExitCode(status.rawValue)
             }
         } catch let exit as ExitCode {
@@ -141,7 +141,7 @@ struct RequestCommand: AsyncParsableCommand {
         } catch {
             let report = FailureReport(
                 error, url: url, timeout: network.timeout, maxTime: network.maxTime, maximumRedirects: network.maxRedirects)
-            FileHandle.standardError.write(Data(report.text.utf8))
+            StandardStreams.writeError(Data(report.text.utf8))
             throw ExitCode(report.status.rawValue)
         }
     }
@@ -166,7 +166,7 @@ struct RequestCommand: AsyncParsableCommand {
             }
             if printer.options.responseBody, let body = exchange.body { out += printer.body(body) }
         }
-        FileHandle.standardOutput.write(out)
+        StandardStreams.writeOutput(out)
         return exchange
     }
 
@@ -430,7 +430,7 @@ struct RequestCommand: AsyncParsableCommand {
             }
             if !body.isEmpty { out += printer.body(body) + Data("\n\n".utf8) }
         }
-        if !out.isEmpty { FileHandle.standardOutput.write(out) }
+        if !out.isEmpty { StandardStreams.writeOutput(out) }
     }
 
     /// The `@file` body for `B` when it is small enough (1 MiB); a larger one is not read.

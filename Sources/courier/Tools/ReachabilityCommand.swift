@@ -47,7 +47,7 @@ struct ReachabilityCommand: AsyncParsableCommand {
         manager.setReachabilityStatusChangeBlock { [weak manager] status in
             // The block runs after status, flags and interface were published together.
             let line = Self.line(status: status, flags: manager?.flags ?? [], interface: manager?.interfaceName, json: json)
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            StandardStreams.writeOutput(Data((line + "\n").utf8))
             first.resolve(status)
         }
         if watch {
@@ -62,7 +62,7 @@ struct ReachabilityCommand: AsyncParsableCommand {
         manager.stopMonitoring()
         if status == nil {
             let line = Self.line(status: .unknown, flags: [], interface: nil, json: json)
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            StandardStreams.writeOutput(Data((line + "\n").utf8))
         }
         let reachable = status == .reachableViaWiFi || status == .reachableViaWWAN
         if !reachable { throw ExitCode(ExitStatus.error.rawValue) }
