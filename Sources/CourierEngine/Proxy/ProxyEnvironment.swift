@@ -91,7 +91,7 @@ public struct ProxyEnvironment: Sendable, Hashable {
         var host = rawHost.lowercased()
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         while host.hasSuffix(".") { host.removeLast() }
-        let hostAddress = IPAddressBytes(host)
+        let hostAddress = IPAddressBytes(host) ?? IPAddressBytes(numericIPv4Host: host)
         for raw in noProxy.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
             let entry = raw.lowercased()
             if entry == "*" { return true }
@@ -171,6 +171,21 @@ struct IPAddressBytes: Equatable {
         } else {
             return nil
         }
+    }
+
+    /// The IPv4 address a URL host written in one of the other numeric forms stands for, as
+    /// curl and the resolver read it (`inet_aton`'s forms): fewer parts (`127.1`), one number
+    /// (`2130706433`), hexadecimal (`0x7f000001`) or octal parts (`0177.0.0.1`,
+    /// `127.000.000.001`). Nil for anything with other characters (a name).
+    init?(numericIPv4Host text: String) {
+        guard !text.isEmpty, text.utf8.allSatisfy({ byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) || byte == UInt8(ascii: "x")
+                || byte == UInt8(ascii: "X") || byte == UInt8(ascii: ".")
+        }) else { return nil }
+        var v4 = in_addr()
+        guard inet_aton(text, &v4) == 1 else { return nil }
+        bytes = withUnsafeBytes(of: &v4) { Array($0) }
     }
 
     /// Whether the first `prefixLength` bits (all when nil) equal `network`'s; families must match.

@@ -173,4 +173,22 @@ struct EngineSOCKSProxyTests {
             }
         }
     }
+
+    /// `no_proxy=127.0.0.1` keeps every numeric spelling of that address away from the proxy.
+    @Test func noProxyMatchesOtherSpellingsOfTheAddress() async throws {
+        try await TestSOCKSProxyServer.withRunning { proxy in
+            var configuration = EngineConfiguration()
+            configuration.proxyEnvironment = ProxyEnvironment(environment: [
+                "http_proxy": "socks5h://127.0.0.1:\(proxy.port)", "no_proxy": "127.0.0.1",
+            ])
+            try await withEngine(engine: configuration) { engine, server in
+                for host in ["127.1", "2130706433", "0x7f000001", "127.000.000.001"] {
+                    let url = try #require(URL(string: "http://\(host):\(server.port)/get"))
+                    #expect(try await engine.collect(EngineRequest(url: url)).head.status == .ok, "\(host)")
+                }
+                #expect(proxy.requests.isEmpty, "\(proxy.requests.map(\.host))")
+            }
+        }
+    }
 }
+

@@ -36,6 +36,18 @@ struct ProxyEnvironmentTests {
         Case(noProxy: "0.0.0.0/0", host: "8.8.8.8", port: 80, bypassed: true),
         Case(noProxy: "10.0.0.0/8", host: "ten.example", port: 80, bypassed: false),
         Case(noProxy: "127.0.0.1", host: "localhost", port: 80, bypassed: false),
+        // The other numeric spellings of an IPv4 host are that address (curl goes direct too).
+        Case(noProxy: "127.0.0.1", host: "127.1", port: 80, bypassed: true),
+        Case(noProxy: "127.0.0.1", host: "2130706433", port: 80, bypassed: true),
+        Case(noProxy: "127.0.0.1", host: "0x7f000001", port: 80, bypassed: true),
+        Case(noProxy: "127.0.0.1", host: "0X7F.0.0.1", port: 80, bypassed: true),
+        Case(noProxy: "127.0.0.1", host: "127.000.000.001", port: 80, bypassed: true),
+        Case(noProxy: "127.0.0.1", host: "0177.0.0.1", port: 80, bypassed: true),
+        Case(noProxy: "127.0.0.0/8", host: "127.65530", port: 80, bypassed: true),
+        Case(noProxy: "127.0.0.1", host: "127.2", port: 80, bypassed: false),
+        Case(noProxy: "127.0.0.1", host: "2130706434", port: 80, bypassed: false),
+        Case(noProxy: "127.0.0.1", host: "deadbeef.example", port: 80, bypassed: false),
+        Case(noProxy: "127.0.0.1", host: "0x7g000001", port: 80, bypassed: false),
         // IPv6, bare or bracketed, and ranges; never matches across families.
         Case(noProxy: "::1", host: "::1", port: 80, bypassed: true),
         Case(noProxy: "[::1]", host: "[::1]", port: 80, bypassed: true),
