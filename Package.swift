@@ -95,6 +95,7 @@ let package = Package(
             name: "courier",
             dependencies: [
                 "Courier",
+                "CourierEngine",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

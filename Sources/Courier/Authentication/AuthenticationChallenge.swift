@@ -1,6 +1,8 @@
-public import Foundation
 #if canImport(FoundationNetworking)
+import Foundation
 public import FoundationNetworking
+#else
+public import Foundation
 #endif
 
 /// An HTTP authentication challenge: the server answered 401 with `WWW-Authenticate`.

@@ -17,7 +17,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     typealias OutboundOut = HTTPClientRequestPart
 
     /// Per-request state, confined to the event loop.
-    private final class Exchange {
+    final class Exchange {
         let execution: RequestExecution
         var metrics: EngineMetrics
         let expectedBodyLength: Int64?

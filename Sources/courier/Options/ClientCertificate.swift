@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// `--cert FILE [--cert-key FILE]`: the client identity for mutual TLS, read from PEM (a

@@ -1,3 +1,4 @@
+import CourierEngine
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Renders a request's metrics as a text waterfall: one bar per phase on a shared time axis.

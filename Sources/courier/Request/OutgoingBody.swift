@@ -1,3 +1,4 @@
+import Courier
 import CompressNIO
 import Dispatch
 import Foundation

@@ -1,4 +1,5 @@
 import Courier
+import CourierEngine
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// AFHTTPSessionManager's verbs in AFNetworking's block shape: each makes a data task through

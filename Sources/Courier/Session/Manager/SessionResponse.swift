@@ -1,5 +1,5 @@
 #if canImport(FoundationNetworking)
-public import Foundation
+import Foundation
 public import FoundationNetworking
 #else
 public import Foundation

@@ -1,5 +1,6 @@
+import CourierEngine
 #if canImport(FoundationNetworking)
-public import Foundation
+import Foundation
 public import FoundationNetworking
 #else
 public import Foundation

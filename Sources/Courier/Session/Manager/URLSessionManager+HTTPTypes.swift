@@ -1,7 +1,7 @@
-public import CourierEngine
+import CourierEngine
 public import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+public import FoundationNetworking
 #endif
 public import HTTPTypes
 import NIOHTTP1

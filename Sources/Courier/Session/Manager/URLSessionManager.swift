@@ -1,4 +1,4 @@
-public import CourierEngine
+import CourierEngine
 public import Dispatch
 public import Foundation
 #if canImport(FoundationNetworking)
