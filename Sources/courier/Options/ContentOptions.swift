@@ -9,22 +9,22 @@ struct ContentOptions: ParsableArguments {
     @Flag(name: [.customShort("f"), .long], help: "Send data fields as a URL-encoded form (multipart with files).")
     var form = false
 
-    @Flag(help: "Send a multipart/form-data body even without files.")
-    var multipart = false
-
     @Option(help: ArgumentHelp("Send this text as the body (as if piped to stdin).", valueName: "text"))
     var raw: String?
 
+    @Flag(help: "Send a multipart/form-data body even without files.")
+    var multipart = false
+
     @Flag(name: [.customShort("I"), .customLong("ignore-stdin")], help: "Never read the body from standard input.")
     var ignoreStdin = false
-
-    @Flag(help: "Send the body with Transfer-Encoding: chunked.")
-    var chunked = false
 
     @Flag(
         name: [.customShort("x"), .long],
         help: "Deflate the body (Content-Encoding: deflate) when that makes it smaller; -xx always.")
     var compress: Int
+
+    @Flag(help: "Send the body with Transfer-Encoding: chunked.")
+    var chunked = false
 
     /// The body's form, from `--json`, `--form` and `--multipart` (JSON when none is given).
     /// - Throws: ``RequestBuildError`` when more than one is given.
