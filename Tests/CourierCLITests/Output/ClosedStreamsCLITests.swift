@@ -62,7 +62,7 @@ struct ClosedStreamsCLITests {
         try await TestServer.withRunning { server in
             let file = directory.appendingPathComponent("out.bin")
             let run = try await Self.run(
-                ["-d", "-o", file.path, server.baseURL.absoluteString + "/bytes/200000"], closed: .error)
+                ["-d", "-o", file.path, server.baseURL.absoluteString + "/download/200000"], closed: .error)
             #expect(run.status == 0, "\(run)")
             let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
             #expect(size == 200_000)
