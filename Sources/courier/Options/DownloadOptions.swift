@@ -12,7 +12,7 @@ struct DownloadOptions: ParsableArguments {
     var resume = false
 
     /// - Throws: ``RequestBuildError`` when `--continue` or `--output` come without what they need.
-    func validate() throws {
+    func checkCombination() throws {
         if resume && (!download || output == nil) {
             throw RequestBuildError(description: "--continue needs --download and -o FILE (the partial file to resume)")
         }

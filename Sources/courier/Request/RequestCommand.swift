@@ -304,7 +304,7 @@ struct RequestCommand: AsyncParsableCommand {
         builder.bearerToken = authentication.bearer
         builder.timeout = try network.timeout.map { try SecondsOption.checked($0, option: "--timeout") }
         builder.basicAuth = basicAuth
-        try downloads.validate()
+        try downloads.checkCombination()
         return builder
     }
 

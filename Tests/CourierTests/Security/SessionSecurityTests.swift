@@ -131,7 +131,7 @@ struct SessionSecurityTests {
         let error = #expect(throws: CourierError.self) {
             try HTTPSessionManager(baseURL: URL(string: "http://example.com")).setSecurityPolicy(pinned)
         }
-        #expect(error?.description.contains("needs an https base URL") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("can only be applied on a manager with a secure base URL (i.e. https)") == true, "\(String(describing: error))")
     }
 
     // MARK: - Hostile chains over real TLS
