@@ -56,9 +56,9 @@ struct GettingStartedExamples {
                 _ = try await manager.get("status/404")
             } catch let error as CourierError {
                 print(error.localizedDescription)   // Request failed: not found (404)
-                #expect(error.localizedDescription == "Request failed: not found (404)")
             }
-            await #expect(throws: CourierError.self) { _ = try await manager.get("status/404") }
+            let error = await #expect(throws: CourierError.self) { _ = try await manager.get("status/404") }
+            #expect(error?.localizedDescription == "Request failed: not found (404)")
         }
     }
 }

@@ -71,6 +71,7 @@ struct SessionsAndTasksExamples {
     @Test("limits and credentials")
     func limits() async throws {
         try await TestServer.withRunning { server in
+            // A cookie jar, a body-size limit, and a credential offered only to Digest.
             var configuration = SessionConfiguration()
             configuration.cookieJar = HTTPCookieJar()         // RFC 6265bis; none by default
             configuration.maximumResponseBodySize = 8 << 20   // data tasks fail past 8 MiB (default 64 MiB; nil: no limit)
