@@ -9,7 +9,7 @@ import Testing
 /// The examples of the "Getting Started" article (and the README's tour), run against the
 /// in-process test server. `server.baseURL` stands for your API's URL.
 @Suite("Documentation: Getting Started")
-struct GettingStartedExamples {
+struct GettingStartedDocumentationExamples {
     struct Slideshow: Decodable, Sendable {
         struct Inner: Decodable, Sendable { let title: String }
         let slideshow: Inner

@@ -12,7 +12,7 @@ import Tracing
 /// The example of the "Observability" article, run against the in-process test server with a
 /// W3C test tracer bound for the task (no global bootstrap).
 @Suite("Documentation: Observability")
-struct ObservabilityExamples {
+struct ObservabilityDocumentationExamples {
     @Test("logs, metrics and traces, with secrets redacted")
     func observability() async throws {
         let tracer = W3CTestTracer()

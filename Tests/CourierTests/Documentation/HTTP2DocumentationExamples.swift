@@ -9,7 +9,7 @@ import Testing
 /// The session-layer example of the "HTTP/2 and the Engine" article, against the in-process
 /// test server over TLS (which offers h2 and http/1.1 by ALPN).
 @Suite("Documentation: HTTP/2")
-struct HTTP2Examples {
+struct HTTP2DocumentationExamples {
     @Test("HTTP/2 when the server offers it, metrics say which")
     func http2() async throws {
         try await TestServer.withRunning(.init(tls: .valid)) { server in

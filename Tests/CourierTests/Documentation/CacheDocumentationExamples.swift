@@ -9,7 +9,7 @@ import Testing
 
 /// The example of the "HTTP Cache" article, run against the in-process test server.
 @Suite("Documentation: HTTP Cache")
-struct CacheExamples {
+struct CacheDocumentationExamples {
     @Test("a stored response answers without the network")
     func cache() async throws {
         try await TestServer.withRunning { server in
@@ -22,10 +22,10 @@ struct CacheExamples {
 
             let url = server.baseURL.appending(path: "cache/60")     // Cache-Control: public, max-age=60
             _ = try await manager.data(for: URLRequest(url: url))      // from the network, stored
-            let task = manager.dataTask(with: URLRequest(url: url)) { response, object, error in
+            let task = manager.dataTask(with: URLRequest(url: url), completionHandler: { response, object, error in
                 // the stored response, through the serializer and the completion queue as usual
                 stored.withLock { $0 = error == nil }
-            }
+            })
             task.resume()                                              // nothing is sent: task.metrics?.resourceFetchType == .localCache
 
             // No network at all: the stored response, or CourierError.notCached.

@@ -11,7 +11,7 @@ import Testing
 /// The examples of the "Images and Activity" article, run against the in-process test server
 /// (its `/image/png` is a 16 × 12 PNG).
 @Suite("Documentation: Images and Activity")
-struct ImagesExamples {
+struct ImagesDocumentationExamples {
     @Test("download, merge, cancel one receipt, cache")
     func images() async throws {
         try await TestServer.withRunning { server in

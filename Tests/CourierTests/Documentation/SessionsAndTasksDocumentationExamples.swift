@@ -10,7 +10,7 @@ import Testing
 
 /// The examples of the "Sessions and Tasks" article, run against the in-process test server.
 @Suite("Documentation: Sessions and Tasks")
-struct SessionsAndTasksExamples {
+struct SessionsAndTasksDocumentationExamples {
     /// Counts what a monitor hears, for the assertions; the article's monitor only prints.
     final class Heard: Sendable {
         let completions = Mutex(0)

@@ -8,7 +8,7 @@ import Testing
 
 /// The examples of the "Serialization" article, run against the in-process test server.
 @Suite("Documentation: Serialization")
-struct SerializationExamples {
+struct SerializationDocumentationExamples {
     struct Posted: Decodable, Sendable { let form: [String: String] }
 
     @Test("query strings and form bodies")

@@ -10,7 +10,7 @@ import Testing
 /// The examples of the "Interceptors and Retry" article, run against the in-process test server
 /// (its `/retry/KEY?fail=N` endpoint fails the first N requests; `/bearer/TOKEN` wants that token).
 @Suite("Documentation: Interceptors and Retry")
-struct InterceptorExamples {
+struct InterceptorDocumentationExamples {
     @Test("retry policy, bearer tokens, cURL")
     func interceptors() async throws {
         try await TestServer.withRunning { server in

@@ -10,7 +10,7 @@ import Testing
 /// The swift-http-types examples of the "Async and Typed Responses" article (its longer
 /// example is `AsyncReadmeTests`), run against the in-process test server.
 @Suite("Documentation: Async and Typed Responses")
-struct AsyncExamples {
+struct AsyncDocumentationExamples {
     struct Slideshow: Decodable, Sendable {
         struct Inner: Decodable, Sendable { let title: String }
         let slideshow: Inner

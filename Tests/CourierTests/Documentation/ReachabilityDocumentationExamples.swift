@@ -7,7 +7,7 @@ import Testing
 /// The example of the "Reachability" article: loopback and the default route on this machine
 /// (the namespace tests in `ReachabilityNamespaceTests` change real links and routes).
 @Suite("Documentation: Reachability")
-struct ReachabilityExamples {
+struct ReachabilityDocumentationExamples {
     @Test("a host's reachability and the default route's, three ways")
     func reachability() async throws {
         #if os(Linux)

@@ -9,7 +9,7 @@ import Testing
 /// The examples of the "Security and Pinning" article, run against the in-process test server
 /// over TLS, with the certificate authority it generates.
 @Suite("Documentation: Security and Pinning")
-struct SecurityExamples {
+struct SecurityDocumentationExamples {
     @Test("pinning a certificate of the chain: the right pin accepted, a wrong one rejected")
     func pinning() async throws {
         try await TestServer.withRunning(.init(tls: .valid)) { server in

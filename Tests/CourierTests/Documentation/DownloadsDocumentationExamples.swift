@@ -9,7 +9,7 @@ import Testing
 
 /// The examples of the "Downloads and Resume" article, run against the in-process test server.
 @Suite("Documentation: Downloads and Resume")
-struct DownloadsExamples {
+struct DownloadsDocumentationExamples {
     @Test("a download task with a destination, cancelled with resume data, then resumed")
     func blockShapeResume() async throws {
         try await TestServer.withRunning { server in

@@ -8,7 +8,7 @@ import Testing
 
 /// The examples of the "Testing with CourierTestServer" article.
 @Suite("Documentation: Testing with CourierTestServer")
-struct TestServerExamples {
+struct TestServerDocumentationExamples {
     @Test("a test against a real server on loopback")
     func echo() async throws {
         try await TestServer.withRunning { server in                  // http://127.0.0.1:<free port>

@@ -8,7 +8,7 @@ import Testing
 /// The examples of the CourierEngine catalog's "Using the Engine" article, run against the
 /// in-process test server. `server.baseURL` stands for your origin.
 @Suite("Documentation: Using the Engine")
-struct EngineExamples {
+struct EngineDocumentationExamples {
     @Test("collected, streamed, uploaded")
     func basics() async throws {
         try await TestServer.withRunning { server in

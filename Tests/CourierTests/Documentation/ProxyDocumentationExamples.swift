@@ -9,7 +9,7 @@ import Testing
 /// The examples of the "Proxies" article, run against the in-process test server and its
 /// HTTP and SOCKS5 test proxies.
 @Suite("Documentation: Proxies")
-struct ProxyExamples {
+struct ProxyDocumentationExamples {
     @Test("curl's environment variables, SOCKS5 with remote DNS")
     func environment() async throws {
         try await TestSOCKSProxyServer.withRunning(credentials: ("ada", "secret")) { socks in
