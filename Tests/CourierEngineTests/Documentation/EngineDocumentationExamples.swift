@@ -42,10 +42,10 @@ struct EngineDocumentationExamples {
     func events() async throws {
         try await TestServer.withRunning { server in
             let engine = try HTTPEngine()
-            let (ended, done) = AsyncStream<Void>.makeStream()
-            let bodyBytes = Mutex(0)
             // execute(_:onEvent:) is the layer everything else is built on: events arrive in order,
             // on the connection's event loop, so keep the handler short.
+            let bodyBytes = Mutex(0)
+            let (ended, done) = AsyncStream<Void>.makeStream()
             let task = engine.execute(EngineRequest(url: server.baseURL.appending(path: "bytes/4096"))) { event in
                 switch event {
                 case .uploadProgress(let sent, let expected):
@@ -79,7 +79,7 @@ struct EngineDocumentationExamples {
             // configuration.httpVersion = .http2PriorKnowledge // h2c for plain http (opt-in), only h2 over TLS
             configuration.tls.additionalTrustRootsDER = [server.certificateAuthority.rootCertificateDER]
             let engine = try HTTPEngine(configuration: configuration)
-            let url = try #require(URL(string: "https://localhost:\(server.port)/get"))
+            guard let url = URL(string: "https://localhost:\(server.port)/get") else { return }
             let response = try await engine.collect(EngineRequest(url: url))
             print(response.metrics.networkProtocolName ?? "-")   // h2
 

@@ -4,7 +4,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import Testing
 
 /// The examples of the "Downloads and Resume" article, run against the in-process test server.
@@ -16,7 +15,6 @@ struct DownloadsDocumentationExamples {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docs-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let saved = Mutex<URL?>(nil)
             let manager = URLSessionManager()
 
             // Streamed to a temporary file, then moved to where `destination` says.
@@ -39,12 +37,11 @@ struct DownloadsDocumentationExamples {
                 manager.downloadTask(withResumeData: resumeData, destination: { _, _ in folder.appendingPathComponent("range.bin") },
                                      completionHandler: { response, fileURL, error in
                     print(response?.statusCode ?? 0)     // 206: only the rest was sent (Range, If-Range)
-                    saved.withLock { $0 = fileURL }
                 }).resume()
             })
 
-            try await eventually(within: 90) { saved.withLock { $0 } != nil }
-            let file = try #require(saved.withLock { $0 })
+            let file = folder.appendingPathComponent("range.bin")   // there once the resumed task has moved it
+            try await eventually(within: 90) { FileManager.default.fileExists(atPath: file.path) }
             #expect(try Data(contentsOf: file).count == 102_400)
             #expect(try Data(contentsOf: file) == Data((0..<102_400).map { UInt8(ascii: "a") + UInt8($0 % 26) }))
         }

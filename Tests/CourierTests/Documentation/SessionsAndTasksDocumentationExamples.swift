@@ -19,7 +19,6 @@ struct SessionsAndTasksDocumentationExamples {
     @Test("configuration, a data task, progress and the completion")
     func dataTaskWithProgress() async throws {
         try await TestServer.withRunning { server in
-            let finished = Mutex<Int?>(nil)
             var configuration = SessionConfiguration()
             configuration.timeoutIntervalForRequest = 30             // idle time between bytes
             configuration.httpMaximumConnectionsPerHost = 4
@@ -31,16 +30,15 @@ struct SessionsAndTasksDocumentationExamples {
             let task = manager.dataTask(with: URLRequest(url: server.baseURL.appending(path: "bytes/65536")),
                                         completionHandler: { response, object, error in
                 print(response?.statusCode ?? 0, (object as? Data)?.count ?? 0, error == nil)   // 200 65536 true
-                finished.withLock { $0 = (object as? Data)?.count }
             })
             task.resume()
             for await progress in task.progressUpdates(.download) {   // ends when the task does
                 print(Int(progress.fractionCompleted * 100), "%")
             }
 
-            try await eventually { finished.withLock { $0 } != nil }
-            #expect(finished.withLock { $0 } == 65536)
-            #expect(task.state == .completed)
+            try await eventually { task.state == .completed }      // the completion has run
+            #expect(task.countOfBytesReceived == 65536)
+            #expect(task.response?.statusCode == 200)
         }
     }
 
