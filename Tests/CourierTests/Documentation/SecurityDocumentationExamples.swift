@@ -14,7 +14,7 @@ struct SecurityDocumentationExamples {
     func pinning() async throws {
         try await TestServer.withRunning(.init(tls: .valid)) { server in
             let authority = server.certificateAuthority
-            // Load certificates from DER or PEM (Certificate.certificates(inDirectory:) reads a folder of .cer/.der/.pem).
+            // Load certificates from DER or PEM (Certificate.certificates(inDirectory:) reads a folder of .cer/.crt/.pem/.der).
             let root = try Certificate(derEncoded: Data(authority.rootCertificateDER))
             let intermediate = try Certificate(pemEncoded: authority.intermediateCertificatePEM)
 
