@@ -27,7 +27,7 @@ struct DownloadsDocumentationExamples {
                 print(response?.statusCode ?? 0, fileURL?.path ?? "-", error.map { "\($0)" } ?? "no error")
             })
             download.resume()
-            try await eventually { download.countOfBytesReceived > 10_000 }
+            for await progress in download.progressUpdates(.download) where progress.completedUnitCount > 10_000 { break }
 
             // Stop part-way: the bytes so far stay on disk, described by the resume data.
             download.cancel(byProducingResumeData: { resumeData in

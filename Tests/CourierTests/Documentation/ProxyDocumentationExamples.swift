@@ -38,6 +38,7 @@ struct ProxyDocumentationExamples {
     func oneProxy() async throws {
         try await TestProxyServer.withRunning { proxy in
             try await TestServer.withRunning { server in
+                // One proxy for every request of the session.
                 var configuration = SessionConfiguration()
                 configuration.proxy = EngineProxy(host: "127.0.0.1", port: proxy.port)   // http:// in absolute form, https:// through CONNECT
                 let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: configuration)
