@@ -20,7 +20,7 @@ public import Foundation
 import NIOCore
 
 extension BodyWriter {
-    /// Sends `data` as one chunk of a streamed body (``RequestBody/stream(length:_:)``);
+    /// Sends `data` as one chunk of a streamed body (`RequestBody.stream(length:_:)`);
     /// suspends until the connection can take more. The `Data` form of `write(_:)` for code
     /// that does not use NIO's `ByteBuffer`. Throws when the request has failed or was
     /// cancelled.
@@ -39,7 +39,7 @@ extension RequestBody {
     /// the connection can take more). With a `length`, the request carries `Content-Length`
     /// and the chunks must add up to it exactly; without, it is sent chunked. The `Data` form
     /// of ``sequence(_:length:)`` for code that does not use NIO's `ByteBuffer`. Consumed
-    /// once: ``isReplayable`` is false.
+    /// once: `isReplayable` is false.
     public static func sequence<S: AsyncSequence & Sendable>(
         _ sequence: S,
         length: Int64?

@@ -7,8 +7,8 @@ import Synchronization
 /// delay (so short requests never flash it) and until a completion delay has passed (so
 /// back-to-back requests show one indicator).
 ///
-/// - Counts ``Foundation/Notification/Name/courierTaskDidResume`` (+1) and
-///   ``Foundation/Notification/Name/courierTaskDidSuspend`` / ``Foundation/Notification/Name/courierTaskDidComplete``
+/// - Counts ``Foundation/NSNotification/Name/courierTaskDidResume`` (+1) and
+///   ``Foundation/NSNotification/Name/courierTaskDidSuspend`` / ``Foundation/NSNotification/Name/courierTaskDidComplete``
 ///   (−1, never below 0) of tasks with a URL in their original request (and passing
 ///   ``taskFilter``, when set), plus ``incrementActivityCount()`` / ``decrementActivityCount()``.
 ///   Each task counts once while it runs: a second resume adds nothing, and only a task counted

@@ -42,6 +42,8 @@ public final class ImageLoadingBinding: Sendable {
 
     /// `setImageWithURLRequest:placeholderImage:success:failure:` (rules in the type's summary).
     /// - Parameters:
+    ///   - request: the image request.
+    ///   - placeholder: shown until the image arrives (nil: none).
     ///   - display: shows an image (nil: clear); the placeholder and, without `success`, the result.
     ///   - success: replaces `display` for the result: called with the request, the response (nil
     ///     for a cache hit) and the image.

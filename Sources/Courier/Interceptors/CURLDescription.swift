@@ -79,7 +79,7 @@ extension SessionTask {
     /// A `curl` command that sends the task's current request (the last one sent, after
     /// adaptation and redirects; the original before it starts), with the session's
     /// additional headers and cookies added while the task runs, as the session sends them.
-    /// See ``Foundation/URLRequest/cURLDescription``.
+    /// See `URLRequest.cURLDescription`.
     public var cURLDescription: String {
         guard var request = currentRequest ?? originalRequest else { return "curl" }
         if let configuration = delegate?.environment.configuration {

@@ -43,7 +43,7 @@ public struct RetryPolicy: RequestInterceptor {
         self.maximumRetryAfter = maximumRetryAfter
     }
 
-    /// Decides with ``RetryRule/decide(method:retryCount:error:statusCode:retryAfter:now:jitter:policy:)``
+    /// Decides with `RetryRule.decide(method:retryCount:error:statusCode:retryAfter:now:jitter:policy:)`
     /// for the request the task last sent.
     public func retry(_ task: SessionTask, dueTo error: any Error, response: HTTPURLResponse?) async -> RetryDecision {
         RetryRule.decide(

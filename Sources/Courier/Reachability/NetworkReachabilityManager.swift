@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// A change is delivered three ways, each exactly once, in this order on ``callbackQueue``: the
 /// status-change block (``setReachabilityStatusChangeBlock(_:)``), then the
-/// ``Foundation/Notification/Name/reachabilityDidChange`` notification; every ``statusUpdates``
+/// ``Foundation/NSNotification/Name/reachabilityDidChange`` notification; every ``statusUpdates``
 /// stream gets it at the same moment. ``status``, ``flags`` and ``interfaceName`` are updated on
 /// ``callbackQueue`` just before the block runs, so the block reads them consistently.
 ///

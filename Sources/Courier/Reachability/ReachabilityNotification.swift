@@ -10,7 +10,7 @@ extension Notification.Name {
 }
 
 extension NetworkReachabilityManager {
-    /// The `userInfo` key of ``Foundation/Notification/Name/reachabilityDidChange`` that holds the
+    /// The `userInfo` key of ``Foundation/NSNotification/Name/reachabilityDidChange`` that holds the
     /// new ``Status``: AFNetworking's `AFNetworkingReachabilityNotificationStatusItem`.
     public static let statusUserInfoKey = "AFNetworkingReachabilityNotificationStatusItem"
 }

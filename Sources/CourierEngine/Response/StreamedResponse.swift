@@ -3,7 +3,7 @@ public import NIOHTTP1
 import Synchronization
 
 /// A response whose body arrives as an async sequence of chunks, read from the socket only as
-/// fast as the consumer takes them (when more than ``highWatermark`` bytes wait unread, the
+/// fast as the consumer takes them (when more than a high watermark of bytes wait unread, the
 /// engine stops reading until the consumer catches up).
 public struct StreamedResponse: Sendable {
     /// Status line and headers.

@@ -7,7 +7,8 @@ import FoundationNetworking
 import HTTPTypes
 import Testing
 
-/// The README's "Async/await" section, compiled and run against the test server.
+/// The async tour shown in README.md and in the "Async and Typed Responses" article, compiled
+/// and run against the test server (`DocumentationExamplesTests` checks the blocks appear here).
 @Suite("README async/await")
 struct AsyncReadmeTests {
     struct Slideshow: Decodable, Sendable {
@@ -23,7 +24,7 @@ struct AsyncReadmeTests {
                 try? FileManager.default.removeItem(atPath: "/tmp/upload.bin")
                 try? FileManager.default.removeItem(atPath: "/tmp/range.bin")
             }
-            // README begins (with the test server's URL)
+            // Example begins
             struct Item: Codable, Sendable { let name: String; let tags: [String] }
             struct Echo: Decodable, Sendable { let data: String; let method: String }
             struct Received: Decodable, Sendable { let bytes: Int; let sha256: String }
@@ -77,7 +78,7 @@ struct AsyncReadmeTests {
             let lines = try await manager.stream("stream/3")
             print(lines.status)
             for try await line in lines.body.lines { print(line) }
-            // README ends
+            // Example ends
 
             // And what the comments claim.
             #expect(head.status == .ok)

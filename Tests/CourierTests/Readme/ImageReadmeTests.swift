@@ -7,12 +7,14 @@ import FoundationNetworking
 #endif
 import Testing
 
-/// The README's "Images and activity" example, against the test server.
+/// Image downloads with merging, per-receipt cancellation and the image cache, on a manager
+/// without an HTTP cache, against the test server (the article's version is
+/// `ImagesDocumentationExamples`).
 @Suite struct ImageReadmeTests {
     @Test func readmeImagesExample() async throws {
         try await TestServer.withRunning { server in
             var configuration = ImageDownloader.defaultSessionConfiguration()
-            configuration.cache = nil  // the README uses the default; a test keeps its counts its own
+            configuration.cache = nil  // the default has a disk cache; a test keeps its counts its own
             let manager = URLSessionManager(configuration: configuration)
             manager.responseSerializer = ImageResponseSerializer()
             let downloader = ImageDownloader(

@@ -6,15 +6,16 @@ import FoundationNetworking
 #endif
 import Testing
 
-/// The README's "Interceptors and retry, cURL descriptions" example, compiled and run against
-/// the test server.
+/// Interceptors on every shape at once (a block task, an awaited call, a typed verb, a retried
+/// download) and cURL descriptions, against the test server (the article's version is
+/// `InterceptorDocumentationExamples`).
 @Suite("README interceptors")
 struct InterceptorReadmeTests {
     @Test("the README's interceptor example")
     func readmeInterceptorExample() async throws {
         try await TestServer.withRunning { server in
             let recorder = CompletionRecorder()
-            // README begins (with the test server's URL; the completion also records)
+            // The tour begins (the completion also records)
             let manager = URLSessionManager()
             manager.interceptor = RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.1)
 
@@ -44,7 +45,7 @@ struct InterceptorReadmeTests {
             request.httpBody = Data(#"{"name": "O'Brien"}"#.utf8)
             print(request.cURLDescription)
             print(task.cURLDescription)
-            // README ends
+            // The tour ends
             await recorder.wait()
             #expect(recorder.first?.response?.statusCode == 200)
             #expect(task.retryCount == 2)

@@ -7,8 +7,9 @@ import FoundationNetworking
 #endif
 import Testing
 
-/// The README's "Proxies: the environment and SOCKS5" example, compiled and run against the
-/// test server and its proxies.
+/// Proxies chosen from curl's environment variables (SOCKS5 with remote DNS for https), with a
+/// URLSessionManager, against the test server and its proxies (the article's version, with an
+/// HTTPSessionManager, is `ProxyDocumentationExamples`).
 @Suite("README proxies")
 struct ProxyReadmeTests {
     @Test("the README's proxy example")
@@ -17,7 +18,7 @@ struct ProxyReadmeTests {
             try await TestProxyServer.withRunning { httpProxy in
                 try await TestServer.withRunning(.init(tls: .valid)) { server in
                     let port = server.port
-                    // README begins (plus the test CA as a trust root)
+                    // The example begins (plus the test CA as a trust root)
                     var configuration = SessionConfiguration()
                     configuration.proxyEnvironment = ProxyEnvironment(environment: [
                         "https_proxy": "socks5h://ada:secret@127.0.0.1:\(socks.port)",  // the proxy resolves the name
@@ -28,7 +29,7 @@ struct ProxyReadmeTests {
                     let manager = URLSessionManager(configuration: configuration)
                     let (_, response) = try await manager.data(for: URLRequest(url: try #require(URL(string: "https://localhost:\(port)/get"))))
                     print(response.statusCode)  // 200: TLS runs end to end with the origin (the security policy sees its chain)
-                    // README ends
+                    // The example ends
                     #expect(response.statusCode == 200)
                     #expect(socks.requests.map(\.host) == ["localhost"])
                     #expect(httpProxy.requestLines.isEmpty)

@@ -6,7 +6,8 @@ import FoundationNetworking
 #endif
 import Testing
 
-/// The README's "Limits and hostile input" example, against the test server.
+/// Limits and credentials: a Digest-only credential, a body-size limit for data tasks and
+/// streamed reads of any size, against the test server.
 @Suite("README limits and hostile input")
 struct ReadmeHardeningTests {
     @Test func readmeLimitsExample() async throws {

@@ -103,6 +103,7 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     }
 
     /// Parses JSON text (UTF-8, a leading byte-order mark is skipped).
+    /// - Parameter data: the JSON text.
     /// - Parameter allowFragments: whether a top-level scalar is accepted (default `true`).
     /// - Throws: ``JSONParsingError`` with the byte offset of the problem.
     public init(parsing data: Data, allowFragments: Bool = true) throws(JSONParsingError) {

@@ -69,7 +69,7 @@ public enum RedirectRule {
 
     /// The headers a redirect to another origin drops: they carry credentials
     /// (`Authorization`, `Proxy-Authorization`, `Cookie`, in that published order; names
-    /// compared case-insensitively): ``CredentialHeaders/requestFields`` (whose own order is the
+    /// compared case-insensitively): `CredentialHeaders.requestFields` (whose own order is the
     /// image key's digest order; `CredentialHeadersTests` checks the two hold the same names).
     /// Other fields, custom token fields included, are kept, as browsers and curl keep them.
     public static let crossOriginSensitiveHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]

@@ -189,7 +189,7 @@ enum SessionBridge {
 extension CourierError {
     /// Maps an engine failure onto the matching case; `url` is the request's URL. The session
     /// layer reports every engine failure through this one mapping (it lives with the other
-    /// conversions in ``SessionBridge``).
+    /// conversions in `SessionBridge`).
     ///
     /// A TLS handshake failure stays ``engine(_:)`` with `EngineError.tlsHandshakeFailed` (what
     /// URLSession calls a secure-connection failure, not a failure to connect).

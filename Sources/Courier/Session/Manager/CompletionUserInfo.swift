@@ -1,7 +1,7 @@
 import Foundation
 
 /// The `userInfo` of AFNetworking's task-completion notification
-/// (``Foundation/Notification/Name/courierTaskDidComplete``), built without hashing its keys
+/// (``Foundation/NSNotification/Name/courierTaskDidComplete``), built without hashing its keys
 /// per task.
 ///
 /// Its keys are AFNetworking's string constants (``SessionNotificationKey``), 50-odd bytes

@@ -24,18 +24,18 @@ public struct SessionConfiguration: Sendable {
     /// Whether responses are decompressed (gzip, deflate). On.
     public var decompressesResponses: Bool = true
     /// Which HTTP versions the session speaks: HTTP/2 when the server picks it during the TLS
-    /// handshake, else HTTP/1.1 (``EngineConfiguration/HTTPVersionPolicy/automatic``, the
+    /// handshake, else HTTP/1.1 (`EngineConfiguration.HTTPVersionPolicy.automatic`, the
     /// default); `.http1Only`; or `.http2PriorKnowledge` (h2c for plain `http`, opt-in).
     public var httpVersion: EngineConfiguration.HTTPVersionPolicy = .automatic
     /// TLS settings handed to the engine (trust roots, minimum version, client identity).
     public var tls: EngineTLSConfiguration = .init()
     /// A forward HTTP proxy for every request (`CONNECT` tunnels for https, so TLS and the
     /// security policy stay end to end with the origin), or nil (the default) to connect
-    /// directly. A SOCKS5 proxy is an ``EngineProxy`` of kind `.socks5` or `.socks5h`. When
+    /// directly. A SOCKS5 proxy is an `EngineProxy` of kind `.socks5` or `.socks5h`. When
     /// set, it wins over ``proxyEnvironment``.
     public var proxy: EngineProxy?
     /// Proxies chosen per request from `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`
-    /// with curl's rules (``ProxyEnvironment``; the upper-case `HTTP_PROXY` is ignored), used
+    /// with curl's rules (`ProxyEnvironment`; the upper-case `HTTP_PROXY` is ignored), used
     /// when ``proxy`` is nil. Nil (the default): the environment is not consulted. Opt in with
     /// `configuration.proxyEnvironment = .process`, or give the variables yourself:
     /// `ProxyEnvironment(environment: ["https_proxy": "socks5h://127.0.0.1:1080"])`.

@@ -29,7 +29,7 @@ extension Notification.Name {
     )
 }
 
-/// The userInfo keys of ``Foundation/Notification/Name/courierTaskDidComplete``, with
+/// The userInfo keys of ``Foundation/NSNotification/Name/courierTaskDidComplete``, with
 /// AFNetworking's string values.
 public enum SessionNotificationKey {
     /// The response serializer that ran.
@@ -42,6 +42,6 @@ public enum SessionNotificationKey {
     public static let assetPath = "com.alamofire.networking.task.complete.assetpath"
     /// The transport or serialization error.
     public static let error = "com.alamofire.networking.task.complete.error"
-    /// The task's ``CourierEngine/EngineMetrics``.
+    /// The task's `EngineMetrics`.
     public static let metrics = "com.alamofire.networking.complete.sessiontaskmetrics"
 }

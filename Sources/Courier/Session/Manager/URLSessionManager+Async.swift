@@ -18,6 +18,8 @@ extension URLSessionManager {
     }
 
     /// Runs `request` and parses the body with `serializer` (instead of the manager's).
+    /// - Parameter request: the request to send.
+    /// - Parameter serializer: validates the response and parses its body.
     /// - Parameter interceptor: adapts and retries this request only, after the manager's
     ///   ``URLSessionManager/interceptor`` (default nil: the manager's alone).
     /// - Throws: the transport error, an adapt error, or the serializer's validation or parsing error.

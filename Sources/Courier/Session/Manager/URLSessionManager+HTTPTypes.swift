@@ -21,6 +21,8 @@ extension URLSessionManager {
     /// let (data, response) = try await manager.data(for: request)
     /// ```
     /// Cancelling the awaiting Swift task cancels the request.
+    /// - Parameter request: the request to send.
+    /// - Parameter body: the request body; nil for none.
     /// - Parameter interceptor: adapts each attempt and decides retries for this request only,
     ///   after the manager's ``URLSessionManager/interceptor`` (default nil).
     /// - Throws: ``CourierError/requestSerializationFailed(_:)`` when the request has no
@@ -47,6 +49,9 @@ extension URLSessionManager {
     /// body only for 204 and 205): a valid response is decoded without making an
     /// `HTTPURLResponse`; an invalid one is handed to the serializer so that its error (which
     /// carries an `HTTPURLResponse`) is exactly the serializer's.
+    /// - Parameter request: the request to send.
+    /// - Parameter body: the request body; nil for none.
+    /// - Parameter type: the `Decodable` type of the body.
     /// - Parameter makeDecoder: makes the decoder (default: a plain `JSONDecoder`).
     /// - Parameter interceptor: for this request only, after the manager's (default nil).
     /// - Throws: the transport error, an adapt error, or the serializer's validation, empty-body

@@ -81,6 +81,8 @@ extension URLSessionManager {
     /// let feed = try await manager.stream(for: request)
     /// for try await event in feed.body.events { print(event.data) }
     /// ```
+    /// - Parameter request: the request to send.
+    /// - Parameter body: the request body; nil for none.
     /// - Parameter interceptor: for this request only, after the manager's (default nil); see
     ///   ``bytes(for:body:interceptor:)``.
     /// - Throws: ``CourierError/requestSerializationFailed(_:)`` for a request without scheme
@@ -105,6 +107,8 @@ extension URLSessionManager {
     /// feed.yield(Data("hello".utf8)); feed.finish()
     /// for try await chunk in try await echo.body { print(chunk.count) }
     /// ```
+    /// - Parameter request: the request to send.
+    /// - Parameter body: the request body, streamed; nil for none.
     /// - Parameter taskDescription: set as the task's ``SessionTask/taskDescription`` before it
     ///   starts (instead of the manager's tag that every task gets), so hooks and monitors
     ///   (metrics, completion) can tell the task apart. Default nil: the manager's tag.

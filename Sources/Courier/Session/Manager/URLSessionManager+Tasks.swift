@@ -99,7 +99,7 @@ extension URLSessionManager {
 
     /// A task that streams the response body to a temporary file, then moves it to
     /// `destination(temporaryURL, response)`. The completion's URL is where the file ended up.
-    /// A failed move posts ``Foundation/Notification/Name/courierDownloadTaskDidFailToMoveFile``
+    /// A failed move posts ``Foundation/NSNotification/Name/courierDownloadTaskDidFailToMoveFile``
     /// and is not reported as the task's error (as in AFNetworking). Not resumed.
     @discardableResult
     public func downloadTask(

@@ -250,7 +250,7 @@ public class URLSessionManager: @unchecked Sendable {
     /// otherwise running tasks finish first. With `resetSession` the next task gets a fresh
     /// session (a new engine); without it, tasks created afterwards fail with
     /// ``CourierError/cancelled(url:)`` when resumed. Posts
-    /// ``Foundation/Notification/Name/courierSessionDidInvalidate`` and calls the
+    /// ``Foundation/NSNotification/Name/courierSessionDidInvalidate`` and calls the
     /// did-become-invalid block once the session is done.
     ///
     /// Returns at once; the work goes on in the background. To wait for it (a server shutting
@@ -275,7 +275,7 @@ public class URLSessionManager: @unchecked Sendable {
     ///   manager is left open). The engine runs on the process-wide
     ///   `MultiThreadedEventLoopGroup.singleton`, so there is no thread of its own to stop;
     /// - the did-become-invalid block, the
-    ///   ``Foundation/Notification/Name/courierSessionDidInvalidate`` notification and the
+    ///   ``Foundation/NSNotification/Name/courierSessionDidInvalidate`` notification and the
     ///   monitors' ``SessionEventMonitor/sessionDidInvalidate(_:)`` have been delivered (on
     ///   the manager's processing queue, after the completion blocks still queued in
     ///   ``completionGroup``).

@@ -160,13 +160,13 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     // MARK: - Control
 
     /// Starts the task, or continues it after ``suspend()``. Posts
-    /// ``Foundation/Notification/Name/courierTaskDidResume`` when it was not running.
+    /// ``Foundation/NSNotification/Name/courierTaskDidResume`` when it was not running.
     public func resume() {
         delegate?.resume()
     }
 
     /// Pauses the transfer: the socket is not read and the body not sent until ``resume()``.
-    /// Posts ``Foundation/Notification/Name/courierTaskDidSuspend`` when it was running.
+    /// Posts ``Foundation/NSNotification/Name/courierTaskDidSuspend`` when it was running.
     public func suspend() {
         delegate?.suspend()
     }

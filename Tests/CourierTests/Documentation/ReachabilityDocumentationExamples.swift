@@ -1,0 +1,34 @@
+import Courier
+import Dispatch
+import Foundation
+import Testing
+
+/// The example of the "Reachability" article: loopback and the default route on this machine
+/// (the namespace tests in `ReachabilityNamespaceTests` change real links and routes).
+@Suite("Documentation: Reachability")
+struct ReachabilityDocumentationExamples {
+    @Test("a host's reachability and the default route's, three ways")
+    func reachability() async throws {
+        #if os(Linux)
+        guard let loopback = NetworkReachabilityManager(domain: "localhost") else { return }   // nil for a malformed name
+        loopback.callbackQueue = DispatchQueue(label: "reachability")   // main by default on Apple platforms
+        loopback.setReachabilityStatusChangeBlock { status in
+            print("localhost:", status)                       // "localhost: Reachable via WiFi"
+        }
+        loopback.startMonitoring()
+        defer { loopback.stopMonitoring() }
+
+        let network = NetworkReachabilityManager.shared       // the default route
+        network.startMonitoring()
+        for await status in network.statusUpdates {           // the current status, then each change
+            print("network:", status, network.interfaceName ?? "-")   // "network: Reachable via WiFi eth0"
+            break                                             // a long-running program keeps listening
+        }
+
+        try await eventually(within: 20) { loopback.status != .unknown }
+        #expect(loopback.status == .reachableViaWiFi)
+        #expect(loopback.interfaceName == "lo")
+        #expect(network.status != .unknown)
+        #endif
+    }
+}
