@@ -36,8 +36,9 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(TimeoutKind)
     /// The connection closed or reset before the response was complete.
     case connectionLost(String)
-    /// The server sent something that is not valid HTTP/1.1 or HTTP/2 (with what was wrong; an
-    /// HTTP/2 reason starts with "HTTP/2").
+    /// The server sent something that is not valid HTTP (with what was wrong): a malformed
+    /// HTTP/1.1 message, or a response too large for its limits on either protocol. Violations
+    /// of HTTP/2's framing are ``http2ProtocolViolation(_:)``.
     case protocolViolation(String)
     /// An HTTP/2 stream or connection ended over a protocol violation: what it was, who
     /// noticed it and ended the stream (Courier when the server's frames were invalid), and

@@ -29,6 +29,8 @@ struct EngineHTTP2HostileServerTests {
         /// Answers the first HEADERS with a `WINDOW_UPDATE` of 2³¹−1 on the connection, then a
         /// 200 ending the stream.
         case connectionWindowOverflow
+        /// Answers the first HEADERS with a response head without `:status`, ending the stream.
+        case headWithoutStatus
     }
 
     /// Sends `count` requests at once; returns each one's error (nil: it succeeded). Hangs are
@@ -142,6 +144,27 @@ struct EngineHTTP2HostileServerTests {
         #expect(server.received.contains(.rstStream(stream: 1, code: 3)))
         await engine.shutdown()
         try await server.close()
+    }
+
+    /// A response head without `:status` is malformed (RFC 9113 §8.1.1): Courier resets the
+    /// stream, and says so, naming the violation, instead of blaming the server for a reset.
+    @Test func aMalformedResponseHeadIsAResetByCourier() async throws {
+        let server = try await RawHTTP2Server.start(.headWithoutStatus)
+        var configuration = EngineConfiguration()
+        configuration.httpVersion = .http2PriorKnowledge
+        let engine = try HTTPEngine(configuration: configuration)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/get"))
+        let error = await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: .seconds(10))) }
+        await engine.shutdown()
+        try await server.close()
+        guard case .http2ProtocolViolation(let violation) = error else {
+            Issue.record("expected an HTTP/2 protocol violation, got \(String(describing: error))")
+            return
+        }
+        #expect(violation.endedBy == .courier)
+        #expect(violation.scope == .stream)
+        #expect(violation.description.hasPrefix("Courier reset the HTTP/2 stream: "), "\(violation)")
+        #expect(!violation.description.contains(".swift") && !violation.description.contains("location"), "\(violation)")
     }
 
     /// A connection-level `WINDOW_UPDATE` past 2³¹−1 is a connection error: NIOHTTP2 already
@@ -325,6 +348,11 @@ private final class RawHTTP2Handler: ChannelInboundHandler {
                     context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 7, payload: payload))), promise: nil)
                 case .noStreamsAllowed, .lateSettingsAck:
                     reacted = true
+                case .headWithoutStatus:
+                    reacted = true
+                    // HEADERS (END_STREAM, END_HEADERS) holding only `x: y` (literal, new name).
+                    let head = Self.frame(type: 1, flags: 5, stream: stream, payload: [0x00, 0x01, 0x78, 0x01, 0x79])
+                    context.writeAndFlush(NIOAny(ByteBuffer(bytes: head)), promise: nil)
                 case .streamWindowOverflow, .connectionWindowOverflow:
                     reacted = true
                     // WINDOW_UPDATE of 2^31-1, then HEADERS (END_STREAM, END_HEADERS) `:status: 200`.
