@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `CourierError` as an `NSError`, the way AFNetworking's errors look.
@@ -32,6 +32,9 @@ extension CourierError: CustomNSError {
     public static let failingURLResponseErrorKey = "com.alamofire.serialization.response.error.response"
     /// AFNetworking's `AFNetworkingOperationFailingURLResponseDataErrorKey`: the response body.
     public static let failingURLResponseDataErrorKey = "com.alamofire.serialization.response.error.data"
+    /// The key of the failing URL's string, `NSURLErrorFailingURLStringErrorKey`'s value
+    /// (`"NSErrorFailingURLStringKey"`; Linux's Foundation marks that constant deprecated).
+    public static let failingURLStringErrorKey = "NSErrorFailingURLStringKey"
     /// The certificates the server presented, leaf first, as `[Certificate]` (where Apple's
     /// platforms put a `SecTrust` under `NSURLErrorFailingURLPeerTrustErrorKey`, which Linux
     /// doesn't have).
@@ -107,7 +110,7 @@ extension CourierError: CustomNSError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: localizedNSErrorDescription]
         if let url = failingURL {
             info[NSURLErrorFailingURLErrorKey] = url
-            info[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
+            info[Self.failingURLStringErrorKey] = url.absoluteString
         }
         if let response {
             info[Self.failingURLResponseErrorKey] = response

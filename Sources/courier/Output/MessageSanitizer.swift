@@ -13,9 +13,9 @@ enum MessageSanitizer {
     /// `Name(delta: 1, location: NIOHTTP2/File.swift:98)` → `Name(delta: 1)`.
     static func withoutLocationFields(_ text: String) -> String {
         var result = text.replacing(#/\(file: "[^"]*", line: \d+\)/#, with: "")
-        result = result.replacing(#/,? ?file: "[^"]*", line: \d+/#, with: "")
+        result = result.replacing(#/, file: "[^"]*", line: \d+(?=\))/#, with: "")
         result = result.replacing(#/\(location: [^)]*\)/#, with: "")
-        result = result.replacing(#/,? ?location: [^)]*/#, with: "")
+        result = result.replacing(#/, location: [^)]*(?=\))/#, with: "")
         return result
     }
 

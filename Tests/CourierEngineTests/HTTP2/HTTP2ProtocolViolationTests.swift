@@ -62,6 +62,6 @@ struct HTTP2ProtocolViolationTests {
             reset.description
                 == "Courier reset the HTTP/2 stream: a WINDOW_UPDATE took the window past 2^31-1 (InvalidFlowControlWindowSize, FLOW_CONTROL_ERROR)")
         #expect(EngineErrorMapping.codeName(.flowControlError) == "FLOW_CONTROL_ERROR")
-        #expect(EngineErrorMapping.codeName(HTTP2ErrorCode(Int(153))) == "error code 153")
+        #expect(EngineErrorMapping.codeName(HTTP2ErrorCode(networkCode: 153)) == "error code 153")
     }
 }

@@ -31,7 +31,7 @@ struct ServerTrustNSErrorTests {
                     == "The certificate for this server is invalid. You might be connecting to a server that is pretending to be "
                     + "“\(host)” which could put your confidential information at risk.")
             #expect(nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL == url)
-            #expect(nsError.userInfo[NSURLErrorFailingURLStringErrorKey] as? String == url.absoluteString)
+            #expect(nsError.userInfo[CourierError.failingURLStringErrorKey] as? String == url.absoluteString)
             let presented = try SessionSecurityTests.authority.serverChain(kind).certificatesDER.map(SessionSecurityTests.certificate)
             let chain = nsError.userInfo[CourierError.peerCertificateChainErrorKey] as? [Courier.Certificate]
             #expect(chain == presented)
