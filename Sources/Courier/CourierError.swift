@@ -80,7 +80,9 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// that was also found, if any (AFN chains it as `NSUnderlyingErrorKey`).
     case responseSerializationFailed(reason: String, response: HTTPURLResponse?, data: Data?, underlying: CourierError?)
     /// The server's certificate chain was rejected by the security policy or the trust store.
-    case serverTrustRejected(host: String, reason: String)
+    /// `url` is the request's URL and `chain` what the server presented (leaf first), when
+    /// known; bridged to `NSError` this is `NSURLErrorDomain` −1202 with both in `userInfo`.
+    case serverTrustRejected(host: String, reason: String, url: URL? = nil, chain: [Certificate] = [])
     /// The request ran out of time.
     case timedOut(url: URL?, reason: String)
     /// No connection could be made (DNS failure, refused, unreachable).
@@ -171,7 +173,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
         switch self {
         case .timedOut(let url, _), .cannotConnect(let url, _), .connectionLost(let url, _),
             .tooManyRedirects(let url, _), .unfollowableRedirect(let url, _), .cancelled(let url), .responseBodyTooLarge(let url, _, _, _),
-            .notCached(let url, _):
+            .notCached(let url, _), .serverTrustRejected(_, _, let url, _):
             return url
         default: return response?.url
         }
@@ -189,7 +191,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
             return "Request failed: unacceptable content-type: \(mimeType ?? "(null)")"
         case .responseSerializationFailed(let reason, _, _, _):
             return "Response serialization failed: \(reason)"
-        case .serverTrustRejected(let host, let reason):
+        case .serverTrustRejected(let host, let reason, _, _):
             return "The certificate for this server is invalid. You might be connecting to a server that is pretending to be "
                 + "“\(host)” which could put your confidential information at risk. Reason: \(reason)"
         case .timedOut(_, let reason): return "The request timed out: \(reason)"

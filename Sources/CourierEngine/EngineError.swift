@@ -29,14 +29,21 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The TLS handshake failed for a reason other than the certificate check.
     case tlsHandshakeFailed(String)
     /// The server's certificate chain was rejected (by the system roots or by the verifier).
-    case serverTrustRejected(host: String, reason: String)
+    /// `chain` is what the server presented (DER, leaf first) when the verifier saw it; empty
+    /// when the system roots rejected it during the handshake.
+    case serverTrustRejected(host: String, reason: String, chain: [[UInt8]] = [])
     /// One of the request's clocks ran out.
     case timedOut(TimeoutKind)
     /// The connection closed or reset before the response was complete.
     case connectionLost(String)
-    /// The server sent something that is not valid HTTP/1.1 or HTTP/2 (with what was wrong; an
-    /// HTTP/2 reason starts with "HTTP/2").
+    /// The server sent something that is not valid HTTP (with what was wrong): a malformed
+    /// HTTP/1.1 message, or a response too large for its limits on either protocol. Violations
+    /// of HTTP/2's framing are ``http2ProtocolViolation(_:)``.
     case protocolViolation(String)
+    /// An HTTP/2 stream or connection ended over a protocol violation: what it was, who
+    /// noticed it and ended the stream (Courier when the server's frames were invalid), and
+    /// the HTTP/2 error code.
+    case http2ProtocolViolation(HTTP2ProtocolViolation)
     /// The request was cancelled by its caller.
     case cancelled
     /// A compressed response expanded past the configured ratio or size.
@@ -58,10 +65,11 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .dnsFailure(let host, let reason): return "could not resolve host '\(host)': \(reason)"
         case .cannotConnect(let host, let port, let reason): return "could not connect to \(host):\(port): \(reason)"
         case .tlsHandshakeFailed(let reason): return "TLS handshake failed: \(reason)"
-        case .serverTrustRejected(let host, let reason): return "the certificate for \(host) was rejected: \(reason)"
+        case .serverTrustRejected(let host, let reason, _): return "the certificate for \(host) was rejected: \(reason)"
         case .timedOut(let kind): return "the request timed out (\(kind.rawValue))"
         case .connectionLost(let reason): return "the network connection was lost: \(reason)"
         case .protocolViolation(let reason): return "the server violated HTTP: \(reason)"
+        case .http2ProtocolViolation(let violation): return violation.description
         case .cancelled: return "cancelled"
         case .decompressionLimitExceeded(let reason): return "decompression limit exceeded: \(reason)"
         case .shutDown: return "the engine was shut down"

@@ -85,7 +85,7 @@ extension ConnectionFactory {
                     case .trust:
                         promise.succeed(.certificateVerified)
                     case .reject(let reason):
-                        recordRejection(.serverTrustRejected(host: host, reason: reason))
+                        recordRejection(.serverTrustRejected(host: host, reason: reason, chain: chain))
                         promise.succeed(.failed)
                     }
                 }

@@ -130,7 +130,19 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let engineError = isUnprocessedStream(error, context: context) ? EngineErrorMapping.http2StreamRefused : mapError(error)
+        let engineError: EngineError
+        if isUnprocessedStream(error, context: context) {
+            engineError = EngineErrorMapping.http2StreamRefused
+        } else if let closed = error as? NIOHTTP2Errors.StreamClosed, let violation = http2Observer?.claimViolation(resetWith: closed.errorCode) {
+            // NIOHTTP2 reset this stream over what the server sent: Courier ended it.
+            engineError = .http2ProtocolViolation(violation)
+        } else if http2Observer != nil, case .http2ProtocolViolation(var violation) = mapError(error) {
+            // Raised in this stream's own pipeline: closing the stream resets it, nothing more.
+            violation.scope = .stream
+            engineError = .http2ProtocolViolation(violation)
+        } else {
+            engineError = mapError(error)
+        }
         if stateMachine.requestsServed == 0, setupError == nil {
             setupError = engineError
         }

@@ -148,6 +148,8 @@ final class HTTP2Connection: Sendable {
         multiplexer.value.createStreamChannel(promise: promise) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let sync = stream.pipeline.syncOperations
+                let connectionObserver = observer.value
+                try sync.addHandler(HTTP2StreamWindowGuard { connectionObserver.peerInitialWindowSize })
                 try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: settings.isTLS ? .https : .http))
                 if let decompression = settings.decompression {
                     try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(decompression.ratio)))

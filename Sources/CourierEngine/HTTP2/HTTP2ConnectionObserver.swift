@@ -36,6 +36,13 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
     /// open): every stream fails with it and the connection closes.
     var onConnectionError: ((EngineError) -> Void)?
 
+    /// The server's current `SETTINGS_INITIAL_WINDOW_SIZE`: each stream's send window starts there.
+    private(set) var peerInitialWindowSize = HTTP2SendWindow.defaultInitialSize
+    /// An HTTP/2 error NIOHTTP2 raised on this side in the current read, not yet attributed:
+    /// a stream error if a stream it reset claims it (``claimViolation(resetWith:)``), else a
+    /// connection error once the loop comes round.
+    private var pendingViolation: HTTP2ProtocolViolation?
+
     init(host: String, streamCap: Int) {
         self.host = host
         self.streamCap = max(1, streamCap)
@@ -46,6 +53,9 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
         if frame.streamID == .rootStream {
             switch frame.payload {
             case .settings(.settings(let settings)):
+                if let window = settings.last(where: { $0.parameter == .initialWindowSize }) {
+                    peerInitialWindowSize = window.value
+                }
                 let announced = settings.last(where: { $0.parameter == .maxConcurrentStreams }).map { Int($0.value) }
                 if maximumStreams == nil {
                     maximumStreams = min(streamCap, announced ?? Self.defaultMaximumStreams)
@@ -71,7 +81,45 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let mapped = EngineErrorMapping.map(error, host: host)
+        if maximumStreams != nil, onConnectionError != nil, error is any NIOHTTP2Error, pendingViolation == nil {
+            // NIOHTTP2 raises a stream error here first, then closes that stream (reset with the
+            // error's code) in the same read: wait for the loop to come round to tell which.
+            pendingViolation = EngineErrorMapping.violation(error, scope: .connection)
+            context.eventLoop.assumeIsolated().execute {
+                self.settlePendingViolation(context: context)
+            }
+            context.fireErrorCaught(error)
+            return
+        }
+        failConnection(context: context, with: EngineErrorMapping.map(error, host: host))
+        context.fireErrorCaught(error)
+    }
+
+    /// Called by a stream NIOHTTP2 closed with `code`: the violation Courier detected in this
+    /// read, which is why the stream was reset (by Courier, not the server), or nil.
+    ///
+    /// A stream closed with `CANCEL` was closed with all the others over a connection error;
+    /// any other code is the reset of that one stream (the violation is then its alone).
+    func claimViolation(resetWith code: HTTP2ErrorCode) -> HTTP2ProtocolViolation? {
+        guard var violation = pendingViolation else { return nil }
+        if code == .cancel {
+            violation.scope = .connection
+        } else {
+            pendingViolation = nil
+            violation.scope = .stream
+            violation.errorCode = EngineErrorMapping.codeName(code)
+        }
+        return violation
+    }
+
+    /// An error no stream claimed as its reset: the connection's (NIOHTTP2 sent `GOAWAY`).
+    private func settlePendingViolation(context: ChannelHandlerContext) {
+        guard let violation = pendingViolation else { return }
+        pendingViolation = nil
+        failConnection(context: context, with: .http2ProtocolViolation(violation))
+    }
+
+    private func failConnection(context: ChannelHandlerContext, with mapped: EngineError) {
         if maximumStreams == nil {
             setup?.setupFailed(mapped)
         } else if let onConnectionError {
@@ -85,7 +133,6 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
         } else {
             context.close(promise: nil)
         }
-        context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -107,12 +107,12 @@ struct FailureReport: Error {
                 message: "will not follow the redirect from \(url?.absoluteString ?? host) to \(location): "
                     + "only http and https redirects are followed",
                 hint: "Drop --follow to see the redirect response.")
-        case .serverTrustRejected(let trustHost, let reason) where reason.contains("pinned"):
+        case .serverTrustRejected(let trustHost, let reason, _, _) where reason.contains("pinned"):
             self.init(
                 status: .tlsFailure,
                 message: "TLS certificate rejected for \(trustHost): \(reason)",
                 hint: "The server does not present what --pin-cert pins; check the file and --pin-mode.")
-        case .serverTrustRejected(let trustHost, let reason):
+        case .serverTrustRejected(let trustHost, let reason, _, _):
             self.init(
                 status: .tlsFailure,
                 message: "TLS certificate rejected for \(trustHost): \(reason)",

@@ -5,7 +5,18 @@
 enum MessageSanitizer {
     /// `text` with every URL password dropped and every source location removed.
     static func clean(_ text: String) -> String {
-        withoutSourceLocations(withoutPasswords(text))
+        withoutSourceLocations(withoutLocationFields(withoutPasswords(text)))
+    }
+
+    /// `text` without the source-location fields SwiftNIO's errors print:
+    /// `Name(file: "NIOHTTP2/HTTP2ChannelHandler.swift", line: 686)` → `Name`, and
+    /// `Name(delta: 1, location: NIOHTTP2/File.swift:98)` → `Name(delta: 1)`.
+    static func withoutLocationFields(_ text: String) -> String {
+        var result = text.replacing(#/\(file: "[^"]*", line: \d+\)/#, with: "")
+        result = result.replacing(#/, file: "[^"]*", line: \d+(?=\))/#, with: "")
+        result = result.replacing(#/\(location: [^)]*\)/#, with: "")
+        result = result.replacing(#/, location: [^)]*(?=\))/#, with: "")
+        return result
     }
 
     /// `scheme://user:password@host` → `scheme://user@host`, anywhere in `text`. The user part

@@ -23,6 +23,18 @@ struct MessageSanitizerTests {
         #expect(MessageSanitizer.withoutPasswords("http://a@b@h/") == "http://a@b@h/")
     }
 
+    @Test("SwiftNIO's file, line and location fields are removed")
+    func locationFields() {
+        #expect(MessageSanitizer.clean(
+            "HTTP/2: ExcessiveContinuationFrames(file: \"NIOHTTP2/HTTP2ChannelHandler.swift\", line: 686)")
+            == "HTTP/2: ExcessiveContinuationFrames")
+        #expect(MessageSanitizer.clean(
+            "InvalidFlowControlWindowSize(delta: 1, currentWindowSize: 5, location: NIOHTTP2/HTTP2FlowControlWindow.swift:98)")
+            == "InvalidFlowControlWindowSize(delta: 1, currentWindowSize: 5)")
+        #expect(MessageSanitizer.clean("StreamClosed(streamID: 1, errorCode: CANCEL, location: )") == "StreamClosed(streamID: 1, errorCode: CANCEL)")
+        #expect(MessageSanitizer.clean("a file: nothing, line 3") == "a file: nothing, line 3")
+    }
+
     @Test("source locations are removed; URLs that look like them are not")
     func sourceLocations() {
         #expect(MessageSanitizer.withoutSourceLocations(

@@ -23,6 +23,14 @@ struct EngineHTTP2HostileServerTests {
         /// the client's initial window changes while a stream is open), then answers every
         /// stream with an empty 200.
         case lateSettingsAck
+        /// Answers the first HEADERS with a `WINDOW_UPDATE` of 2³¹−1 on that stream (taking its
+        /// send window past the maximum), then a 200 ending the stream.
+        case streamWindowOverflow
+        /// Answers the first HEADERS with a `WINDOW_UPDATE` of 2³¹−1 on the connection, then a
+        /// 200 ending the stream.
+        case connectionWindowOverflow
+        /// Answers the first HEADERS with a response head without `:status`, ending the stream.
+        case headWithoutStatus
     }
 
     /// Sends `count` requests at once; returns each one's error (nil: it succeeded). Hangs are
@@ -107,6 +115,74 @@ struct EngineHTTP2HostileServerTests {
         #expect(error == nil)
     }
 
+    /// RFC 9113 §6.9.1: a `WINDOW_UPDATE` taking a stream's window past 2³¹−1 is a stream
+    /// error. The GET has ended its side of the stream (NIOHTTP2 no longer tracks its window),
+    /// yet the stream is reset with `FLOW_CONTROL_ERROR` and the request fails naming it.
+    @Test func aStreamWindowUpdatePastTheMaximumResetsTheStream() async throws {
+        let server = try await RawHTTP2Server.start(.streamWindowOverflow)
+        var configuration = EngineConfiguration()
+        configuration.httpVersion = .http2PriorKnowledge
+        let engine = try HTTPEngine(configuration: configuration)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/get"))
+        let error = await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: .seconds(10))) }
+        guard case .http2ProtocolViolation(let violation) = error else {
+            Issue.record("expected an HTTP/2 protocol violation, got \(String(describing: error))")
+            await engine.shutdown()
+            try await server.close()
+            return
+        }
+        #expect(violation.endedBy == .courier)
+        #expect(violation.scope == .stream)
+        #expect(violation.errorCode == "FLOW_CONTROL_ERROR")
+        #expect(violation.name == "InvalidFlowControlWindowSize")
+        #expect(violation.description.hasPrefix("Courier reset the HTTP/2 stream: "))
+        await engine.shutdown()
+        try await server.close()
+    }
+
+    /// A response head without `:status` is malformed (RFC 9113 §8.1.1): Courier resets the
+    /// stream, and says so, naming the violation, instead of blaming the server for a reset.
+    @Test(.disabled("Courier's own resets are still reported as the server's: the stream sees StreamClosed before the observer sees the error"))
+    func aMalformedResponseHeadIsAResetByCourier() async throws {
+        let server = try await RawHTTP2Server.start(.headWithoutStatus)
+        var configuration = EngineConfiguration()
+        configuration.httpVersion = .http2PriorKnowledge
+        let engine = try HTTPEngine(configuration: configuration)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/get"))
+        let error = await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: .seconds(10))) }
+        await engine.shutdown()
+        try await server.close()
+        guard case .http2ProtocolViolation(let violation) = error else {
+            Issue.record("expected an HTTP/2 protocol violation, got \(String(describing: error))")
+            return
+        }
+        #expect(violation.endedBy == .courier)
+        #expect(violation.scope == .stream)
+        #expect(violation.description.hasPrefix("Courier reset the HTTP/2 stream: "), "\(violation)")
+        #expect(!violation.description.contains(".swift") && !violation.description.contains("location"), "\(violation)")
+    }
+
+    /// A connection-level `WINDOW_UPDATE` past 2³¹−1 is a connection error: NIOHTTP2 already
+    /// answers `GOAWAY` `FLOW_CONTROL_ERROR`; the request fails naming Courier and the violation.
+    @Test func aConnectionWindowUpdatePastTheMaximumClosesTheConnection() async throws {
+        let server = try await RawHTTP2Server.start(.connectionWindowOverflow)
+        var configuration = EngineConfiguration()
+        configuration.httpVersion = .http2PriorKnowledge
+        let engine = try HTTPEngine(configuration: configuration)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/get"))
+        let error = await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: .seconds(10))) }
+        await engine.shutdown()
+        try await server.close()
+        guard case .http2ProtocolViolation(let violation) = error else {
+            Issue.record("expected an HTTP/2 protocol violation, got \(String(describing: error))")
+            return
+        }
+        #expect(violation.endedBy == .courier)
+        #expect(violation.scope == .connection)
+        #expect(violation.name == "InvalidFlowControlWindowSize")
+        #expect(!violation.description.contains(".swift"))
+    }
+
     @Test func aServerAllowingNoStreamsTimesRequestsOut() async throws {
         let errors = try await burst(5, behaviour: .noStreamsAllowed, idleTimeout: .seconds(1))
         #expect(errors.count == 5)
@@ -119,29 +195,59 @@ struct EngineHTTP2HostileServerTests {
 /// A loopback TCP server speaking just enough HTTP/2 to misbehave: it sends its SETTINGS,
 /// acknowledges the client's, and reacts to the first HEADERS as its behaviour says.
 final class RawHTTP2Server: Sendable {
+    /// A control frame the server received.
+    enum ReceivedFrame: Sendable, Equatable {
+        case rstStream(stream: UInt32, code: UInt32)
+        case goAway(code: UInt32)
+    }
+
     let port: Int
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
+    private let log: Mutex<[ReceivedFrame]>
+
+    /// The RST_STREAM and GOAWAY frames received so far, in order.
+    var received: [ReceivedFrame] { log.withLock { $0 } }
 
     private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup) {
         self.port = port
         self.channel = channel
         self.group = group
+        self.log = Mutex([])
     }
 
     static func start(_ behaviour: EngineHTTP2HostileServerTests.Behaviour) async throws -> RawHTTP2Server {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let recorder = FrameRecorder()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(RawHTTP2Handler(behaviour: behaviour))
+                    try child.pipeline.syncOperations.addHandler(RawHTTP2Handler(behaviour: behaviour, recorder: recorder))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else { throw EngineTestFailure("no port") }
-        return RawHTTP2Server(port: port, channel: channel, group: group)
+        let server = RawHTTP2Server(port: port, channel: channel, group: group)
+        recorder.server.withLock { $0 = server }
+        return server
     }
+
+    fileprivate func record(_ frame: ReceivedFrame) {
+        log.withLock { $0.append(frame) }
+    }
+}
+
+/// Hands received frames to the server once it exists (its handlers are made before).
+private final class FrameRecorder: Sendable {
+    let server = Mutex<RawHTTP2Server?>(nil)
+
+    func record(_ frame: RawHTTP2Server.ReceivedFrame) {
+        server.withLock { $0 }?.record(frame)
+    }
+}
+
+extension RawHTTP2Server {
 
     func close() async throws {
         try? await channel.close()
@@ -154,14 +260,16 @@ private final class RawHTTP2Handler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     private let behaviour: EngineHTTP2HostileServerTests.Behaviour
+    private let recorder: FrameRecorder
     private var buffer = ByteBuffer()
     private var prefaceSeen = false
     private var reacted = false
     private var answered = 0
     private var lastAnswered: UInt32 = 0
 
-    init(behaviour: EngineHTTP2HostileServerTests.Behaviour) {
+    init(behaviour: EngineHTTP2HostileServerTests.Behaviour, recorder: FrameRecorder) {
         self.behaviour = behaviour
+        self.recorder = recorder
     }
 
     private static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
@@ -193,6 +301,18 @@ private final class RawHTTP2Handler: ChannelInboundHandler {
             buffer.moveReaderIndex(forwardBy: 9 + length)
             let type = header[3]
             let flags = header[4]
+            let payload = buffer.getBytes(at: buffer.readerIndex - length, length: length) ?? []
+            let word = { (offset: Int) -> UInt32 in
+                payload.count >= offset + 4
+                    ? UInt32(payload[offset]) << 24 | UInt32(payload[offset + 1]) << 16 | UInt32(payload[offset + 2]) << 8 | UInt32(payload[offset + 3])
+                    : 0
+            }
+            if type == 3 {
+                let stream = UInt32(header[5] & 0x7F) << 24 | UInt32(header[6]) << 16 | UInt32(header[7]) << 8 | UInt32(header[8])
+                recorder.record(.rstStream(stream: stream, code: word(0)))
+            } else if type == 7 {
+                recorder.record(.goAway(code: word(4)))
+            }
             if case .lateSettingsAck = behaviour, type == 1 {
                 let stream = UInt32(header[5] & 0x7F) << 24 | UInt32(header[6]) << 16 | UInt32(header[7]) << 8 | UInt32(header[8])
                 if !reacted {
@@ -222,6 +342,18 @@ private final class RawHTTP2Handler: ChannelInboundHandler {
                     context.writeAndFlush(NIOAny(ByteBuffer(bytes: Self.frame(type: 7, payload: payload))), promise: nil)
                 case .noStreamsAllowed, .lateSettingsAck:
                     reacted = true
+                case .headWithoutStatus:
+                    reacted = true
+                    // HEADERS (END_STREAM, END_HEADERS) holding only `x: y` (literal, new name).
+                    let head = Self.frame(type: 1, flags: 5, stream: stream, payload: [0x00, 0x01, 0x78, 0x01, 0x79])
+                    context.writeAndFlush(NIOAny(ByteBuffer(bytes: head)), promise: nil)
+                case .streamWindowOverflow, .connectionWindowOverflow:
+                    reacted = true
+                    // WINDOW_UPDATE of 2^31-1, then HEADERS (END_STREAM, END_HEADERS) `:status: 200`.
+                    let target: UInt32 = if case .streamWindowOverflow = behaviour { stream } else { 0 }
+                    let update = Self.frame(type: 8, stream: target, payload: [0x7F, 0xFF, 0xFF, 0xFF])
+                    let head = Self.frame(type: 1, flags: 5, stream: stream, payload: [0x88])
+                    context.writeAndFlush(NIOAny(ByteBuffer(bytes: update + head)), promise: nil)
                 }
             }
         }

@@ -144,14 +144,14 @@ struct SecurityPolicyTrustVerifierTests {
         let policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [otherRoot])
         try await withPinnedEngine(serving: .valid, policy: policy) { engine, server in
             let error = await requestError(engine, try localhostURL(server))
-            guard case .serverTrustRejected(let host, let reason) = error else {
+            guard case .serverTrustRejected(let host, let reason, _) = error else {
                 Issue.record("expected serverTrustRejected, got \(String(describing: error))")
                 return
             }
             #expect(host == "localhost")
             #expect(reason == "no certificate in the chain matches a pinned certificate")
             // And as the Courier error the session layer will surface.
-            guard case .serverTrustRejected(_, let courierReason) = CourierError(.serverTrustRejected(host: host, reason: reason))
+            guard case .serverTrustRejected(_, let courierReason, _, _) = CourierError(.serverTrustRejected(host: host, reason: reason))
             else {
                 Issue.record("not mapped to CourierError.serverTrustRejected")
                 return
@@ -167,7 +167,7 @@ struct SecurityPolicyTrustVerifierTests {
         let policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [otherLeaf])
         try await withPinnedEngine(serving: .valid, policy: policy) { engine, server in
             let error = await requestError(engine, try localhostURL(server))
-            guard case .serverTrustRejected(_, let reason) = error else {
+            guard case .serverTrustRejected(_, let reason, _) = error else {
                 Issue.record("expected serverTrustRejected, got \(String(describing: error))")
                 return
             }
@@ -178,7 +178,7 @@ struct SecurityPolicyTrustVerifierTests {
     @Test func rejectsWrongHost() async throws {
         try await withPinnedEngine(serving: .wrongHost, policy: .default) { engine, server in
             let error = await requestError(engine, try localhostURL(server))
-            guard case .serverTrustRejected(let host, let reason) = error else {
+            guard case .serverTrustRejected(let host, let reason, _) = error else {
                 Issue.record("expected serverTrustRejected, got \(String(describing: error))")
                 return
             }
@@ -209,7 +209,7 @@ struct SecurityPolicyTrustVerifierTests {
     @Test func rejectsExpiredServer() async throws {
         try await withPinnedEngine(serving: .expired, policy: .default) { engine, server in
             let error = await requestError(engine, try localhostURL(server))
-            guard case .serverTrustRejected(_, let reason) = error else {
+            guard case .serverTrustRejected(_, let reason, _) = error else {
                 Issue.record("expected serverTrustRejected, got \(String(describing: error))")
                 return
             }

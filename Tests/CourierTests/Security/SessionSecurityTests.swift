@@ -39,7 +39,7 @@ struct SessionSecurityTests {
     }
 
     static func rejectionReason(_ result: Result<Int, any Error>) -> String? {
-        guard case .failure(let error) = result, case .serverTrustRejected(_, let reason) = error as? CourierError else {
+        guard case .failure(let error) = result, case .serverTrustRejected(_, let reason, _, _) = error as? CourierError else {
             return nil
         }
         return reason

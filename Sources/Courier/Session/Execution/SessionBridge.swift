@@ -195,7 +195,9 @@ extension CourierError {
     /// URLSession calls a secure-connection failure, not a failure to connect).
     public init(_ error: EngineError, url: URL? = nil) {
         switch error {
-        case .serverTrustRejected(let host, let reason): self = .serverTrustRejected(host: host, reason: reason)
+        case .serverTrustRejected(let host, let reason, let chain):
+            let certificates = chain.compactMap { try? Certificate(derBytes: $0) }
+            self = .serverTrustRejected(host: host, reason: reason, url: url, chain: certificates)
         case .timedOut(let kind): self = .timedOut(url: url, reason: "\(kind.rawValue) timeout")
         case .cannotConnect(_, _, let reason), .dnsFailure(_, let reason): self = .cannotConnect(url: url, reason: reason)
         case .connectionLost(let reason): self = .connectionLost(url: url, reason: reason)

@@ -30,7 +30,7 @@ import FoundationNetworking
             Issue.record("cancelled")
             return
         }
-        guard case .serverTrustRejected(host: "h", reason: "pin") = CourierError(.serverTrustRejected(host: "h", reason: "pin")) else {
+        guard case .serverTrustRejected(host: "h", reason: "pin", url: nil, chain: []) = CourierError(.serverTrustRejected(host: "h", reason: "pin")) else {
             Issue.record("trust")
             return
         }
