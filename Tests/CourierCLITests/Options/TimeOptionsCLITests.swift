@@ -79,7 +79,7 @@ struct TimeOptionsCLITests {
     @Test("--max-time is one deadline across --follow's redirects", arguments: [["--follow"], ["--all", "--follow"]])
     func maxTimeSpansRedirects(follow: [String]) async throws {
         let script = HostileScript(
-            [.readHead, .sleep(milliseconds: 400), HostileScript.write("HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n")],
+            [.readHead, .sleep(milliseconds: 400), HostileStep.write("HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n")],
             afterwards: .repeatSteps)
         let server = try await HostileServer.start(script)
         defer { Task { try await server.shutdown() } }

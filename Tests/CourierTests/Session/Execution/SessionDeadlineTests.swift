@@ -19,7 +19,7 @@ struct SessionDeadlineTests {
     /// A redirect after 400 ms, for ever, on every connection: each hop is far inside the
     /// deadline; 20 of them are not.
     static let slowRedirects = HostileScript(
-        [.readHead, .sleep(milliseconds: 400), HostileScript.write("HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n")],
+        [.readHead, .sleep(milliseconds: 400), HostileStep.write("HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n")],
         afterwards: .repeatSteps)
 
     static func configuration(resource: TimeInterval) -> SessionConfiguration {
