@@ -96,6 +96,7 @@ extension ConnectionFactory {
     /// Adds what comes before the HTTP handlers, for both connect paths: the proxy's handshake
     /// (SOCKS5, or a `CONNECT` tunnel for https through an HTTP proxy), then TLS for https,
     /// whose trust rejection goes to `recordRejection` (on the channel's event loop).
+    /// `progress`, when given, is advanced as the TCP connect and the proxy's handshake end.
     static func addProxyAndTLSHandlers(
         _ sync: ChannelPipeline.SynchronousOperations,
         channel: any Channel,
@@ -104,12 +105,21 @@ extension ConnectionFactory {
         sslContext: NIOSSLContext?,
         verifier: (any ServerTrustVerifier)?,
         setupErrorBox: SetupErrorBox,
+        progress: ConnectionSetupProgress?,
         recordRejection: @escaping @Sendable (EngineError) -> Void
     ) throws {
         let useTLS = key.scheme == .https
+        let hasProxyHandshake = key.proxy != nil && (socksTarget != nil || useTLS)
+        if let progress {
+            let next: ConnectionSetupPhase = hasProxyHandshake ? .proxyHandshake : useTLS ? .tlsHandshake : .established
+            try sync.addHandler(SetupPhaseProbe(progress: progress, phase: next))
+        }
         try addProxyHandshake(
             sync, proxy: key.proxy, socksTarget: socksTarget, useTLS: useTLS, host: key.host, port: key.port,
             setupErrorBox: setupErrorBox)
+        if let progress, hasProxyHandshake {
+            try sync.addHandler(SetupPhaseProbe(progress: progress, phase: useTLS ? .tlsHandshake : .established))
+        }
         if useTLS, let sslContext {
             try sync.addHandler(
                 makeTLSHandler(

@@ -54,7 +54,8 @@ extension ConnectionFactory {
         connectPort: Int,
         info: ConnectionInfo,
         deadline: NIODeadline,
-        loop: (any EventLoop)?
+        loop: (any EventLoop)?,
+        progress: ConnectionSetupProgress?
     ) async throws(EngineError) -> EstablishedConnection {
         let remaining = deadline - .now()
         let decompression = decompressionLimits
@@ -110,7 +111,7 @@ extension ConnectionFactory {
                     let loopSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
                     try Self.addProxyAndTLSHandlers(
                         sync, channel: channel, key: key, socksTarget: socksTarget, sslContext: sslContext, verifier: verifier,
-                        setupErrorBox: setupErrorBox
+                        setupErrorBox: setupErrorBox, progress: progress
                     ) { loopSetup.value.trustRejection = $0 }
                     try sync.addHandler(setup)
                 })

@@ -85,12 +85,13 @@ struct ConnectionFactory: Sendable {
         let description: String
     }
 
-    /// Opens a ready-to-use connection for `key`.
+    /// Opens a ready-to-use connection for `key`; `progress`, when given, follows the steps.
     func makeConnection(
         id: ConnectionPoolStateMachine.ConnectionID,
         key: ConnectionKey,
         deadline: NIODeadline,
-        loop: (any EventLoop)? = nil
+        loop: (any EventLoop)? = nil,
+        progress: ConnectionSetupProgress? = nil
     ) async throws(EngineError) -> EstablishedConnection {
         var info = ConnectionInfo()
         let addresses: [SocketAddress]
@@ -111,9 +112,10 @@ struct ConnectionFactory: Sendable {
         }
         guard NIODeadline.now() < deadline else { throw .timedOut(.connect) }
         info.connectStart = Date()
+        progress?.advance(to: .connecting)
         return try await connect(
             id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
-            deadline: deadline, loop: loop)
+            deadline: deadline, loop: loop, progress: progress)
     }
 
     /// Connects to one of `addresses` (all of `connectHost`): NIO's Happy Eyeballs connector
@@ -126,12 +128,13 @@ struct ConnectionFactory: Sendable {
         connectPort: Int,
         info: ConnectionInfo,
         deadline: NIODeadline,
-        loop: (any EventLoop)?
+        loop: (any EventLoop)?,
+        progress: ConnectionSetupProgress?
     ) async throws(EngineError) -> EstablishedConnection {
         if mayUseHTTP2(key) {
             return try await connectNegotiating(
                 id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
-                deadline: deadline, loop: loop)
+                deadline: deadline, loop: loop, progress: progress)
         }
         let remaining = deadline - .now()
         let decompression = decompressionLimits
@@ -159,7 +162,7 @@ struct ConnectionFactory: Sendable {
                     let loopHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
                     try Self.addProxyAndTLSHandlers(
                         sync, channel: channel, key: key, socksTarget: socksTarget, sslContext: sslContext, verifier: verifier,
-                        setupErrorBox: setupErrorBox
+                        setupErrorBox: setupErrorBox, progress: progress
                     ) { loopHandler.value.trustRejection = $0 }
                     try Self.addHTTP1Handlers(sync, handler: handler, decompressionRatio: decompression?.ratio)
                 })

@@ -89,9 +89,13 @@ final class ConnectionPool: Sendable {
         case .create(let id):
             // On the caller's own event loop when it runs on one of the engine's (a task on
             // `HTTPEngine.taskExecutor`, an event handler): its requests then never change threads.
-            openConnection(id: id, key: execution.key, loop: factory.group.any())
+            // The setup ends by the request's deadline too, and says how far it got.
+            let progress = ConnectionSetupProgress()
+            execution.waitForConnection(being: progress)
+            armDeadline(of: execution)
+            openConnection(id: id, key: execution.key, loop: factory.group.any(), requestDeadline: execution.request.deadline, progress: progress)
         case .wait:
-            break
+            armDeadline(of: execution)
         case .fail:
             execution.finish(.failure(.shutDown), metrics: nil)
         }
@@ -140,22 +144,41 @@ final class ConnectionPool: Sendable {
     // MARK: - Connections
 
     /// Opens a connection. `loop`: the event loop it must live on (nil: any of the group's).
-    func openConnection(id: ConnectionPoolStateMachine.ConnectionID, key: ConnectionKey, loop: (any EventLoop)? = nil) {
-        let deadline = NIODeadline.now() + configuration.connectTimeout
+    /// `requestDeadline`: the deadline of the request it is opened for; the setup ends by it
+    /// when it comes before the connect timeout. `progress` follows the setup's steps.
+    func openConnection(
+        id: ConnectionPoolStateMachine.ConnectionID, key: ConnectionKey, loop: (any EventLoop)? = nil,
+        requestDeadline: NIODeadline? = nil, progress: ConnectionSetupProgress? = nil
+    ) {
+        let connectDeadline = NIODeadline.now() + configuration.connectTimeout
+        let deadline = requestDeadline.map { min($0, connectDeadline) } ?? connectDeadline
+        let cutShort = deadline < connectDeadline
         Task {
             do {
-                switch try await factory.makeConnection(id: id, key: key, deadline: deadline, loop: loop) {
+                switch try await factory.makeConnection(id: id, key: key, deadline: deadline, loop: loop, progress: progress) {
                 case .http1(let connection):
                     connectionEstablished(connection)
                 case .http2(let connection):
                     http2ConnectionEstablished(connection)
                 }
             } catch let error as EngineError {
-                connectionFailed(key: key, error: error)
+                connectionFailed(key: key, error: error, cutShortByADeadline: cutShort)
             } catch {
                 connectionFailed(key: key, error: EngineErrorMapping.map(error))
             }
         }
+    }
+
+    /// Ends `execution` with ``EngineError/timedOut(_:)`` (`.deadline`) if it is still waiting
+    /// for a connection when its deadline comes. (On a connection, the connection's clock check
+    /// ends it.) Nothing is scheduled for a request without a deadline.
+    private func armDeadline(of execution: RequestExecution) {
+        guard let deadline = execution.request.deadline else { return }
+        let timer = factory.group.any().scheduleTask(deadline: deadline) { [weak self] in
+            guard let self, case .queued = execution.phase else { return }
+            self.abort(execution, with: .timedOut(.deadline))
+        }
+        execution.setWaitTimer(timer)
     }
 
     private func connectionEstablished(_ connection: HTTP1Connection) {
@@ -190,7 +213,12 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    func connectionFailed(key: ConnectionKey, error: EngineError) {
+    /// A connection could not be opened: the state machine says which waiters fail. A waiter
+    /// whose own deadline has passed fails with ``EngineError/timedOut(_:)`` (`.deadline`); when
+    /// the setup was cut short by the deadline of the request it was opened for, a waiter whose
+    /// deadline is still ahead waits again (a new connection is opened for it) instead of
+    /// failing with another request's timeout.
+    func connectionFailed(key: ConnectionKey, error: EngineError, cutShortByADeadline: Bool = false) {
         let (waiters, retryID): ([RequestExecution], ConnectionPoolStateMachine.ConnectionID?) = state.withLock { state in
             switch state.machine.connectionFailed(key: key) {
             case .failWaiter(let id, let retryKey):
@@ -203,8 +231,15 @@ final class ConnectionPool: Sendable {
                 return ([], nil)
             }
         }
+        let now = NIODeadline.now()
         for waiter in waiters {
-            waiter.finish(.failure(error), metrics: nil)
+            if let deadline = waiter.request.deadline, deadline <= now {
+                waiter.finish(.failure(.timedOut(.deadline)), metrics: nil)
+            } else if cutShortByADeadline, error == .timedOut(.connect) {
+                submit(waiter)
+            } else {
+                waiter.finish(.failure(error), metrics: nil)
+            }
         }
         if let retryID {
             openConnection(id: retryID, key: key)

@@ -28,6 +28,10 @@ final class RequestExecution: Sendable {
         /// The caller's event closure; dropped after the terminal event so that callers that
         /// hold their task (and so this execution) from inside the closure don't leak.
         var onEvent: EventSink?
+        /// The setup of the connection opened for this request, while it waits for it.
+        var setupProgress: ConnectionSetupProgress?
+        /// Ends the request at its deadline while it waits for a connection.
+        var waitTimer: Scheduled<Void>?
     }
 
     /// The caller's closure, wrapped: a bare function value stored in the lock's generic state
@@ -95,11 +99,32 @@ final class RequestExecution: Sendable {
 
     /// Binds the execution to the connection that will run it; false when it already finished.
     func markRunning(on connection: HTTP1Connection) -> Bool {
-        state.withLock { state in
-            if case .finished = state.phase { return false }
+        let (running, timer): (Bool, Scheduled<Void>?) = state.withLock { state in
+            if case .finished = state.phase { return (false, nil) }
             state.phase = .running(connection)
-            return true
+            state.setupProgress = nil
+            defer { state.waitTimer = nil }
+            return (true, state.waitTimer)
         }
+        timer?.cancel()
+        return running
+    }
+
+    /// Notes the setup of the connection opened for this request (its metrics say how far it
+    /// got if the request ends before it has a connection).
+    func waitForConnection(being progress: ConnectionSetupProgress) {
+        state.withLock { $0.setupProgress = progress }
+    }
+
+    /// Keeps `timer` (the deadline while waiting for a connection) to cancel once the request
+    /// has a connection or has ended; cancels it at once when the request already ended.
+    func setWaitTimer(_ timer: Scheduled<Void>) {
+        let stale: Scheduled<Void>? = state.withLock { state in
+            if case .finished = state.phase { return timer }
+            defer { state.waitTimer = timer }
+            return state.waitTimer
+        }
+        stale?.cancel()
     }
 
     /// Whether a failed attempt may run once more (only the first attempt can be retried).
@@ -126,15 +151,21 @@ final class RequestExecution: Sendable {
     /// Delivers the terminal event, once. Returns false if one was already delivered.
     @discardableResult
     func finish(_ result: Result<Void, EngineError>, metrics: EngineMetrics?) -> Bool {
-        let delivery: EventSink? = state.withLock { state in
-            if case .finished = state.phase { return nil }
+        let (delivery, progress, timer): (EventSink?, ConnectionSetupProgress?, Scheduled<Void>?) = state.withLock { state in
+            if case .finished = state.phase { return (nil, nil, nil) }
             state.phase = .finished
-            defer { state.onEvent = nil }
-            return state.onEvent
+            defer {
+                state.onEvent = nil
+                state.setupProgress = nil
+                state.waitTimer = nil
+            }
+            return (state.onEvent, state.setupProgress, state.waitTimer)
         }
+        timer?.cancel()
         guard let onEvent = delivery else { return false }
-        // No exchange's metrics (it never reached a connection): what is known, the start.
-        let finalMetrics = metrics ?? EngineMetrics(fetchStart: fetchStart)
+        // No exchange's metrics (it never reached a connection): what is known, the start, and
+        // how far the setup of the connection opened for it got.
+        let finalMetrics = metrics ?? Self.waitingMetrics(fetchStart: fetchStart, setup: progress?.phase)
         switch result {
         case .success:
             onEvent.deliver(.finished(finalMetrics))
@@ -142,6 +173,13 @@ final class RequestExecution: Sendable {
             onEvent.deliver(.failed(error, finalMetrics))
         }
         return true
+    }
+
+    /// The metrics of a request that ended before it had a connection.
+    private static func waitingMetrics(fetchStart: Date, setup: ConnectionSetupPhase?) -> EngineMetrics {
+        var metrics = EngineMetrics(fetchStart: fetchStart)
+        if let setup { metrics.connectionSetupPhase = setup }
+        return metrics
     }
 
     /// Pauses or resumes reading the response and sending the body (suspend / resume).

@@ -137,6 +137,14 @@ public struct EngineMetrics: Sendable, Equatable {
         set { unique().values.revalidatedFromCache = newValue }
     }
 
+    /// For a request that ended while it waited for a new connection (its deadline passed, or it
+    /// was cancelled): the step that connection's setup was in then. Nil otherwise (the request
+    /// had a connection, or waited for one already open).
+    public var connectionSetupPhase: ConnectionSetupPhase? {
+        get { storage.values.connectionSetupPhase }
+        set { unique().values.connectionSetupPhase = newValue }
+    }
+
     /// The box, copied first when another value shares it.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
@@ -183,6 +191,7 @@ public struct EngineMetrics: Sendable, Equatable {
         var tlsProtocolVersion: String?
         var resourceFetchType: ResourceFetchType = .networkLoad
         var revalidatedFromCache: Bool = false
+        var connectionSetupPhase: ConnectionSetupPhase?
     }
 
     /// Where a response came from.

@@ -85,9 +85,12 @@ struct FailureReport: Error {
         switch error {
         case .timedOut(let url, let reason) where reason.contains(EngineError.TimeoutKind.deadline.rawValue):
             let limit = maxTime.map { " (--max-time \(Self.seconds($0)))" } ?? ""
+            // Where the time ran out ("during the TLS handshake (on redirect 2)"), when known.
+            let prefix = EngineError.TimeoutKind.deadline.rawValue + " timeout "
+            let step = reason.hasPrefix(prefix) ? " " + reason.dropFirst(prefix.count) : ""
             self.init(
                 status: .timeoutOrUsage,
-                message: "request timed out\(limit): the whole exchange took too long for \(url?.absoluteString ?? host)",
+                message: "request timed out\(limit)\(step): the whole exchange took too long for \(url?.absoluteString ?? host)",
                 hint: "The transfer did not finish in time; try a larger --max-time.")
         case .timedOut(let url, let reason):
             let limit = timeout.map { " (--timeout \(Self.seconds($0)))" } ?? ""

@@ -170,6 +170,34 @@ struct RequestCommand: AsyncParsableCommand {
         return exchange
     }
 
+    /// ``send(_:with:printer:)`` ended by `deadline` (nil: by the session's own limits only):
+    /// when it passes first, the hop is cancelled and the error is the `--max-time` timeout
+    /// naming redirect `hop` (the first request, hop 0, is bounded by the session's own).
+    private func send(
+        _ prepared: PreparedRequest, with manager: URLSessionManager, printer: ExchangePrinter,
+        before deadline: ContinuousClock.Instant?, hop: Int
+    ) async throws -> Exchange {
+        guard let deadline else { return try await send(prepared, with: manager, printer: printer) }
+        let expired = CourierError.timedOut(
+            url: prepared.urlRequest.url, reason: "\(EngineError.TimeoutKind.deadline.rawValue) timeout on redirect \(hop)")
+        guard ContinuousClock.now < deadline else { throw expired }
+        // At the deadline the hop's task is cancelled (the command runs one task at a time).
+        let timer = Task { () -> Bool in
+            do { try await Task.sleep(until: deadline) } catch { return false }
+            for task in manager.tasks { task.cancel() }
+            return true
+        }
+        let result: Result<Exchange, any Error>
+        do {
+            result = .success(try await send(prepared, with: manager, printer: printer))
+        } catch {
+            result = .failure(error)
+        }
+        timer.cancel()
+        if await timer.value { throw expired }
+        return try result.get()
+    }
+
     /// `--all --follow`: each redirect is followed here (the session follows none), so every
     /// hop's request and response are printed. RedirectRule decides each next request (method,
     /// body, credentials dropped across origins); the cookie jar is the session's.
@@ -178,8 +206,10 @@ struct RequestCommand: AsyncParsableCommand {
     {
         var current = first
         var hops = 0
+        // --max-time bounds the whole chain: each hop gets only what is left of it.
+        let deadline = network.maxTime.map { ContinuousClock.now + SecondsOption.duration($0) }
         while true {
-            let exchange = try await send(current, with: manager, printer: printer)
+            let exchange = try await send(current, with: manager, printer: printer, before: hops > 0 ? deadline : nil, hop: hops)
             if exchange.error == nil, let response = exchange.response {
                 let location = ResponseHead(task: exchange.task, response: response).value(of: "Location")
                 if RedirectRule.isUnfollowable(

@@ -50,6 +50,48 @@ struct TimeOptionsCLITests {
         #expect(run.errors.contains("try a larger --max-time"), "\(run)")
     }
 
+    /// A server or proxy that accepts and never says a word: only --max-time can end the call
+    /// early (the connect timeout is 30 s). It must, naming the step it was in.
+    @Test(
+        "--max-time bounds the connection setup: a silent TLS server, HTTP proxy or SOCKS5 proxy",
+        arguments: [
+            (proxyScheme: nil as String?, url: "https://127.0.0.1:PORT/get", step: "during the TLS handshake"),
+            (proxyScheme: "http", url: "https://127.0.0.1:9/get", step: "during the proxy handshake"),
+            (proxyScheme: "socks5h", url: "http://127.0.0.1:9/get", step: "during the proxy handshake"),
+        ])
+    func maxTimeBoundsTheConnectionSetup(proxyScheme: String?, url: String, step: String) async throws {
+        let silent = try await HostileServer.start(HostileScript([.stall]))
+        defer { Task { try await silent.shutdown() } }
+        var arguments = ["--max-time", "1"]
+        if let proxyScheme { arguments += ["--proxy", "\(proxyScheme)://127.0.0.1:\(silent.port)"] }
+        arguments.append(url.replacingOccurrences(of: "PORT", with: "\(silent.port)"))
+        let started = ContinuousClock.now
+        let run = try await CourierProcess.run(arguments)
+        let elapsed = ContinuousClock.now - started
+        #expect(run.status == 2, "\(run)")
+        #expect(run.errors.hasPrefix("courier: error: request timed out (--max-time 1) \(step)"), "\(run)")
+        #expect(elapsed < .seconds(10), "ended by --max-time, not the 30 s connect timeout: \(elapsed)")
+    }
+
+    /// Each redirect answers after 400 ms, for ever: every hop is inside --max-time, twenty of
+    /// them are not. One deadline for the whole chain, with the session following (--follow)
+    /// or the command following each hop itself (--all --follow).
+    @Test("--max-time is one deadline across --follow's redirects", arguments: [["--follow"], ["--all", "--follow"]])
+    func maxTimeSpansRedirects(follow: [String]) async throws {
+        let script = HostileScript(
+            [.readHead, .sleep(milliseconds: 400), HostileStep.write("HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n")],
+            afterwards: .repeatSteps)
+        let server = try await HostileServer.start(script)
+        defer { Task { try await server.shutdown() } }
+        let started = ContinuousClock.now
+        let run = try await CourierProcess.run(follow + ["--max-redirects", "20", "--max-time", "1.5", server.baseURL.absoluteString])
+        let elapsed = ContinuousClock.now - started
+        #expect(run.status == 2, "\(run)")
+        #expect(run.errors.hasPrefix("courier: error: request timed out (--max-time 1.5)"), "\(run)")
+        #expect(run.errors.contains("on redirect "), "\(run)")
+        #expect(elapsed < .seconds(6), "20 hops of 400 ms would take 8 s: \(elapsed)")
+    }
+
     @Test("bench --duration and --timeout nan, 0, -1: exit 2 naming the option")
     func benchNonsense() async throws {
         for (option, value) in [("--duration", "nan"), ("--duration", "0"), ("--duration", "-1"), ("--timeout", "-1"),

@@ -52,6 +52,8 @@ final class DirectTaskRunner: TaskDriver {
         var progress: TaskProgress?
         /// Set by ``finish(response:object:error:data:serializer:)``: progress made later has ended.
         var progressEnded = false
+        /// The task's one deadline, fixed when it starts; every hop it sends shares it.
+        var deadline: TaskDeadline?
     }
 
     /// The Swift task awaiting a hop, and what the hop ended with once it did (kept for the
@@ -187,6 +189,9 @@ final class DirectTaskRunner: TaskDriver {
         let (start, posts) = state.withLock { state in
             let action = state.machine.resume(hasRequest: current != nil)
             if action != .none { publish(state.machine.lifecycle) }
+            if action == .start {
+                state.deadline = TaskDeadline(timeout: environment.configuration.timeoutIntervalForResource, start: .now())
+            }
             return (action, action == .start && environment.enqueue(.resume, of: task, on: outbox))
         }
         if posts { environment.post(.resume, of: task, through: outbox) }
@@ -251,8 +256,8 @@ final class DirectTaskRunner: TaskDriver {
             let engineRequest: EngineRequest
             let engine: HTTPEngine
             do {
-                let body = state.withLock { $0.requestBody }
-                engineRequest = try SessionBridge.engineRequest(for: request, body: body, environment: environment)
+                let (body, deadline) = state.withLock { ($0.requestBody, $0.deadline) }
+                engineRequest = try SessionBridge.engineRequest(for: request, body: body, environment: environment, deadline: deadline)
                 engine = try environment.engine
             } catch {
                 continuation.resume(returning: .notSent(error as? CourierError ?? .connectionLost(url: request.url, reason: "\(error)")))
@@ -281,23 +286,31 @@ final class DirectTaskRunner: TaskDriver {
         guard case .complete(let withResponse, let ending) = action else {
             return Ended(error: .connectionLost(url: request?.url, reason: "the task ended between two hops"))
         }
-        let data = state.withLock { state in
+        let (data, redirects) = state.withLock { state in
             _ = state.machine.claimCompletion()
             defer {
                 state.data = Data()
                 state.engineTask = nil
             }
-            return state.data
+            return (state.data, state.machine.redirects)
         }
         // The final head went to the task when it arrived (``handleHead(_:request:)``) and each
         // hop's metrics when it ended: they stay there (set again, a response a reader already
         // made would be dropped). The received count is the task's already (each chunk's).
         let hasResponse = withResponse && task.snapshot.withLock { $0.head != nil && $0.responseURL != nil }
-        var ended = Ended(data: data, hasResponse: hasResponse, error: ending.map { $0.reportedError(url: request?.url) })
+        var ended = Ended(data: data, hasResponse: hasResponse, error: ending.map { reportedError($0, url: request?.url, redirects: redirects) })
         if ended.error == nil, !hasResponse {
             ended.error = .connectionLost(url: request?.url, reason: "no response")
         }
         return ended
+    }
+
+    /// The error a task ending with `ending` reports; a deadline timeout says where the task
+    /// was when it ran out (``DeadlineExpiry``, from the last hop's metrics on the snapshot).
+    private func reportedError(_ ending: TaskStateMachine.Ending, url: URL?, redirects: Int) -> CourierError {
+        guard case .engine(.timedOut(.deadline)) = ending else { return ending.reportedError(url: url) }
+        let metrics = task.snapshot.withLock { $0.metrics }
+        return DeadlineExpiry(metrics: metrics, redirects: redirects, retries: 0).error(url: url)
     }
 
     /// Ends the task as ``TaskDelegate`` does: its public state, leaving the manager's list,

@@ -29,10 +29,13 @@ enum SessionBridge {
     /// `httpAdditionalHeaders` it does not set, then the jar's `Cookie` (when the request
     /// handles cookies and sets none); the idle timeout is the request's `timeoutInterval`
     /// unless it kept URLRequest's default 60 s (then the configuration's
-    /// `timeoutIntervalForRequest`), the deadline the configuration's
+    /// `timeoutIntervalForRequest`), the deadline the task's (``TaskDeadline``, fixed when the
+    /// task started: every hop shares it), or when none is given the configuration's
     /// `timeoutIntervalForResource` from now.
     /// - Throws: ``CourierError/requestSerializationFailed(_:)`` when the request has no URL.
-    static func engineRequest(for request: URLRequest, body: RequestBody?, environment: TaskEnvironment) throws -> EngineRequest {
+    static func engineRequest(
+        for request: URLRequest, body: RequestBody?, environment: TaskEnvironment, deadline: TaskDeadline? = nil
+    ) throws -> EngineRequest {
         // Each field read through the environment: a `SessionConfiguration` argument was copied
         // whole (every array, dictionary and string retained and released) on each request.
         guard let url = request.url else {
@@ -63,7 +66,8 @@ enum SessionBridge {
             headers: headers,
             body: body,
             idleTimeout: timeAmount(idle) ?? .zero,  // zero: no idle timeout
-            deadline: timeAmount(environment.configuration.timeoutIntervalForResource).map { NIODeadline.now() + $0 }
+            deadline: deadline?.instant
+                ?? TaskDeadline(timeout: environment.configuration.timeoutIntervalForResource, start: .now())?.instant
         )
     }
 

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOCore
 import Synchronization
 
 /// The session's side of ``RequestInterceptor``: adapting each attempt's request before it is
@@ -88,7 +89,6 @@ extension TaskDelegate {
         guard let interceptor = snapshot.withLock({ $0.interceptor }) else { return false }
         // A task cancelled, or failed by the session itself, ends as it is.
         guard !run.withLock({ $0.machine.cancelRequested }) else { return false }
-        let url = task.currentRequest?.url
         let status = withResponse ? snapshot.withLock { $0.head.map { Int($0.status.code) } } : nil
         let attemptError: CourierError?
         switch ending {
@@ -96,7 +96,7 @@ extension TaskDelegate {
         case .error(let error)?: attemptError = error
         case .engine(let error)?:
             if case .cancelled = error { return false }
-            attemptError = CourierError(error, url: url)
+            attemptError = reportedError(.engine(error), metrics: metrics)
         case nil: attemptError = nil
         }
         let response = status != nil ? task.response : nil
@@ -148,9 +148,12 @@ extension TaskDelegate {
         guard prepareBodyForNextHop(request, previousMethod: request.httpMethod ?? "GET") else { return giveUp() }
         for monitor in environment.monitors { monitor.task(task, willRetry: request, after: delay, dueTo: error) }
         observation?.willRetry(after: delay, dueTo: error)
-        if delay > 0 {
+        // Never past the task's deadline: the retry then ends at once with the deadline timeout.
+        let deadline = run.withLock { $0.deadline }
+        let wait = deadline.map { $0.boundedDelay(delay, at: .now()) } ?? delay
+        if wait > 0 {
             // A delay too long for Duration waits a day (RetryRule caps its own far lower).
-            try? await Task.sleep(for: .seconds(min(delay, RetryRule.maximumBackoff)))
+            try? await Task.sleep(for: .seconds(min(wait, RetryRule.maximumBackoff)))
         }
         // Cancelled during the decision or the delay: the cancellation completed the task, and
         // giving up is a no-op (it only makes sure the task never hangs).

@@ -39,6 +39,8 @@ final class TaskDelegate: TaskDriver {
         var adaptedOrigin: CredentialScope.Origin?
         /// Set by `cancel(producingResumeData:)`.
         var resumeDataHandler: (@Sendable (DownloadResumeData?) -> Void)?
+        /// The task's one deadline, fixed when it starts; every hop it sends shares it.
+        var deadline: TaskDeadline?
         /// The HTTP cache's part in the current hop, if any: it may be sending a stored body,
         /// so pauses and cancellation reach it as they reach the engine task.
         var cachedExchange: CachedExchange?
@@ -144,6 +146,9 @@ final class TaskDelegate: TaskDriver {
         let (action, cachedExchange, posts): (TaskStateMachine.ResumeAction, CachedExchange?, Bool) = run.withLock { run in
             let action = run.machine.resume(hasRequest: current != nil)
             if action != .none { publish(run.machine.lifecycle) }
+            if action == .start {
+                run.deadline = TaskDeadline(timeout: environment.configuration.timeoutIntervalForResource, start: .now())
+            }
             if action == .resumeExchange { run.engineTask?.resume() }
             let reported = action == .start || action == .resumeExchange
             let posts = reported && environment.enqueue(.resume, of: task, on: outbox)
@@ -217,8 +222,8 @@ final class TaskDelegate: TaskDriver {
         var engineRequest: EngineRequest
         let engine: HTTPEngine
         do {
-            engineRequest = try SessionBridge.engineRequest(
-                for: request, body: run.withLock { $0.body }, environment: environment)
+            let (body, deadline) = run.withLock { ($0.body, $0.deadline) }
+            engineRequest = try SessionBridge.engineRequest(for: request, body: body, environment: environment, deadline: deadline)
             engine = try environment.engine
         } catch {
             complete(withResponse: false, error: error, metrics: nil)
@@ -488,7 +493,7 @@ final class TaskDelegate: TaskDriver {
         case .complete(let withResponse, let ending):
             // An interceptor may send the task again instead (InterceptedExchange).
             if interceptEnding(withResponse: withResponse, ending: ending, metrics: metrics) { return }
-            complete(withResponse: withResponse, error: ending.map(reportedError), metrics: metrics)
+            complete(withResponse: withResponse, error: ending.map { reportedError($0, metrics: metrics) }, metrics: metrics)
         case .sendNextHop(let next):
             if mayHandleEventsInline {
                 // Maybe on the event loop, inside the engine's report of the last exchange: the
@@ -500,9 +505,13 @@ final class TaskDelegate: TaskDriver {
         }
     }
 
-    /// The error a task ending with `ending` reports.
-    private func reportedError(_ ending: TaskStateMachine.Ending) -> CourierError {
-        ending.reportedError(url: task.currentRequest?.url)
+    /// The error a task ending with `ending` reports; `metrics`: the last hop's. A deadline
+    /// timeout says where the task was when it ran out (``DeadlineExpiry``).
+    func reportedError(_ ending: TaskStateMachine.Ending, metrics: EngineMetrics?) -> CourierError {
+        let url = task.currentRequest?.url
+        guard case .engine(.timedOut(.deadline)) = ending else { return ending.reportedError(url: url) }
+        let redirects = run.withLock { $0.machine.redirects }
+        return DeadlineExpiry(metrics: metrics, redirects: redirects, retries: task.retryCount).error(url: url)
     }
 
     private func startNextHop(_ next: URLRequest) {

@@ -9,7 +9,11 @@ public import FoundationNetworking
 public struct SessionConfiguration: Sendable {
     /// A request fails when no byte moves for this long (`timeoutIntervalForRequest`). 60 s.
     public var timeoutIntervalForRequest: TimeInterval = 60
-    /// A task fails when it has not finished after this long (`timeoutIntervalForResource`).
+    /// A task fails when it has not finished after this long (`timeoutIntervalForResource`):
+    /// one deadline, fixed when the task starts, for all of it (name lookup, connect, proxy
+    /// handshake, TLS, every redirect, answers to authentication challenges and retries). The
+    /// error, ``CourierError/timedOut(url:reason:)``, says where the task was ("deadline
+    /// timeout during the TLS handshake", "… while waiting for the response (on redirect 3)").
     /// Default 7 days, as in URLSession.
     public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
     /// TCP connect plus TLS handshake. 30 s.
