@@ -16,7 +16,7 @@ import Testing
 /// deadline and where the task was.
 @Suite("Session resource deadline")
 struct SessionDeadlineTests {
-    /// A redirect after 400 ms, for ever, on every connection: each hop is far inside the
+    /// A redirect after 1 s, for ever, on every connection: each hop is far inside the
     /// deadline; 20 of them are not.
     static let slowRedirects = HostileScript(
         [.readHead, .sleep(milliseconds: 1000), HostileStep.write("HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n")],
