@@ -34,9 +34,15 @@ struct CacheWritesOffTheEventLoopTests {
             }
             writer.finish()
         }.get()
-        // Nothing reached the disk yet: the event loop did not write.
+        // Not a byte reached the disk yet (the body file, made before the hold, is empty): the
+        // event loop did not write.
         let tmp = directory.appendingPathComponent("tmp")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).isEmpty)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []
+        let sizes = names.map { name in
+            ((try? FileManager.default.attributesOfItem(atPath: tmp.appendingPathComponent(name).path))?[.size] as? NSNumber)?
+                .intValue ?? -1
+        }
+        #expect(sizes == [0], "\(names): \(sizes)")
 
         // A lookup now waits for the pending commit rather than missing the entry.
         let found = Mutex<[UInt8]?>(nil)
