@@ -46,6 +46,15 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // The cookie jar under a flood (storing 10,000, loading a 3,000-cookie session, lookups),
+        // against HTTPie's cookie handling (scripts/cookie-flood.py) in the same run.
+        .executableTarget(
+            name: "courier-cookie-bench",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         // The serializers alone, no network: query strings, JSON parsing, multipart framing.
         .executableTarget(
             name: "courier-serializer-bench",

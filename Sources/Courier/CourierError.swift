@@ -128,7 +128,9 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// A resumed download's response can't continue its partial file without corrupting it: a
     /// `206` with a malformed `Content-Range`, starting elsewhere than the requested offset, or
     /// with another length than known; or a `200` (the whole resource) when
-    /// ``DownloadResumeData/allowsRestart`` is false. The partial file is left as it was.
+    /// ``DownloadResumeData/allowsRestart`` is false. Also any download's `206` to a request
+    /// without `Range` (a resume that starts over, or a plain download): HTTP forbids it, and its
+    /// bytes are not the whole resource. The partial file is left as it was.
     case invalidResumeResponse(url: URL?, reason: String)
     /// Nothing usable is stored in ``SessionConfiguration/cache`` for the request and it may
     /// not go to the network: its `cachePolicy` is `.returnCacheDataDontLoad`, or it carries

@@ -38,6 +38,8 @@ public final class HTTPCache: Sendable {
 
     private let memory: Mutex<MemoryCacheStore>
     let disk: DiskCacheStore?
+    /// Finished entries whose files are still being written on their writers' queues.
+    let pendingWrites = CachePendingWrites()
 
     /// A cache keeping up to `memoryCapacity` bytes in memory and `diskCapacity` bytes in
     /// `directory` (created when missing; nil: memory only). Entries already in the directory
@@ -57,13 +59,20 @@ public final class HTTPCache: Sendable {
     }
 
     /// Bytes held in memory (bodies plus an estimate of their heads).
-    public var currentMemoryUsage: Int { memory.withLock { $0.usage } }
+    public var currentMemoryUsage: Int {
+        pendingWrites.wait(for: nil)
+        return memory.withLock { $0.usage }
+    }
 
     /// Bytes used on disk by stored entries (metadata and body files).
-    public var currentDiskUsage: Int { disk?.usage ?? 0 }
+    public var currentDiskUsage: Int {
+        pendingWrites.wait(for: nil)
+        return disk?.usage ?? 0
+    }
 
     /// Removes every stored response, in memory and on disk.
     public func removeAll() {
+        pendingWrites.wait(for: nil)
         memory.withLock { $0.removeAll() }
         disk?.removeAll()
     }
@@ -88,6 +97,7 @@ public final class HTTPCache: Sendable {
     /// (a body too large for memory, or evicted from it first); then disk (a small disk body is
     /// read and kept in memory for next time).
     func stored(key: String, requestHeaders: HTTPHeaders) -> (entry: CacheEntry, body: StoredBody)? {
+        pendingWrites.wait(for: key)
         if let (entry, body) = memory.withLock({ $0.lookup(key, requestHeaders: requestHeaders) }) {
             let newest = disk?.newestEntry(key, requestHeaders: requestHeaders)
             if newest.map({ $0.responseTime <= entry.responseTime }) ?? true { return (entry, .data(body)) }
@@ -141,12 +151,14 @@ public final class HTTPCache: Sendable {
             return
         }
         let entry = Self.withoutCookies(entry)
+        pendingWrites.wait(for: entry.key)
         memory.withLock { $0.update(entry) }
         disk?.update(entry)
     }
 
     /// Removes every variant stored under `key`.
     func remove(key: String) {
+        pendingWrites.wait(for: key)
         memory.withLock { $0.remove(key) }
         disk?.remove(key)
     }

@@ -34,9 +34,46 @@ struct CookieStore: Sendable {
     /// 6265bis caps a cookie's lifetime at 400 days.
     static let maximumLifetime: TimeInterval = 400 * 86_400
 
-    private(set) var cookies: [HTTPCookieJar.Cookie] = []
+    /// What makes two cookies the same cookie (a new one replaces the old): RFC 6265bis §5.7
+    /// step 22.
+    private struct Identity: Hashable {
+        var name: String
+        var domain: String
+        var isHostOnly: Bool
+        var path: String
+
+        init(_ cookie: HTTPCookieJar.Cookie) {
+            name = cookie.name
+            domain = cookie.domain
+            isHostOnly = cookie.isHostOnly
+            path = cookie.path
+        }
+    }
+
+    /// The cookies by sequence number (storage order: a replacement keeps its place).
+    private var bySequence: [UInt64: HTTPCookieJar.Cookie] = [:]
+    /// Each cookie's sequence number by its identity.
+    private var byIdentity: [Identity: UInt64] = [:]
+    /// The sequence numbers of the cookies of each domain (a host-only cookie's is its host):
+    /// a request looks only at its host's and its parent domains', a cap at one domain's.
+    private var byDomain: [String: Set<UInt64>] = [:]
+    /// The `Secure` cookies by name, for "leave secure cookies alone".
+    private var secureByName: [String: Set<UInt64>] = [:]
+    /// Least recently used first, in all and per domain; entries go stale as cookies are used.
+    private var leastRecentlyUsed = CookieOrderHeap()
+    private var leastRecentlyUsedByDomain: [String: CookieOrderHeap] = [:]
+    /// The cookies that expire, soonest first; entries go stale as cookies are replaced.
+    private var expiries = CookieOrderHeap()
     private var nextSequence: UInt64 = 0
     let limits: HTTPCookieJar.Limits
+
+    /// Every stored cookie, in storage order (first stored first; a replacement keeps its place).
+    var cookies: [HTTPCookieJar.Cookie] {
+        bySequence.keys.sorted().compactMap { bySequence[$0] }
+    }
+
+    /// How many cookies are stored (expired ones not yet removed included).
+    var count: Int { bySequence.count }
 
     init(limits: HTTPCookieJar.Limits) {
         self.limits = limits
@@ -93,10 +130,10 @@ struct CookieStore: Sendable {
 
         // Leave secure cookies alone: http can't overwrite or shadow a Secure cookie.
         if !parsed.secure, !target.isSecure,
-            cookies.contains(where: {
-                $0.isSecure && $0.name == parsed.name
-                    && (CookieMatching.domainMatches($0.domain, domain) || CookieMatching.domainMatches(domain, $0.domain))
-                    && CookieMatching.pathMatches(path, $0.path)
+            secureByName[parsed.name, default: []].contains(where: { sequence in
+                guard let stored = bySequence[sequence] else { return false }
+                return (CookieMatching.domainMatches(stored.domain, domain) || CookieMatching.domainMatches(domain, stored.domain))
+                    && CookieMatching.pathMatches(path, stored.path)
             })
         {
             return .rejected(.shadowsSecureCookie)
@@ -109,69 +146,147 @@ struct CookieStore: Sendable {
         cookie.sequence = nextSequence
         nextSequence &+= 1
 
-        let existing = cookies.firstIndex {
-            $0.name == cookie.name && $0.domain == cookie.domain && $0.isHostOnly == cookie.isHostOnly && $0.path == cookie.path
-        }
+        let existing = byIdentity[Identity(cookie)].flatMap { bySequence[$0] }
         if let existing {
-            cookie.creationDate = cookies[existing].creationDate
-            cookie.sequence = cookies[existing].sequence
+            cookie.creationDate = existing.creationDate
+            cookie.sequence = existing.sequence
         }
         if let expires, expires <= now {
             guard let existing else { return .removed([]) }
-            return .removed([cookies.remove(at: existing)])
+            return .removed([remove(existing.sequence)].compactMap { $0 })
         }
-        if let existing {
-            cookies[existing] = cookie
-        } else {
-            cookies.append(cookie)
+        insert(cookie)
+        if existing == nil {
             evict(now: now, keeping: cookie)
         }
         return .stored(cookie)
     }
 
+    /// Stores `cookie` under its sequence number, replacing the one stored there, and indexes it.
+    private mutating func insert(_ cookie: HTTPCookieJar.Cookie) {
+        if let old = bySequence.updateValue(cookie, forKey: cookie.sequence), old.isSecure, !cookie.isSecure {
+            secureByName[old.name]?.remove(old.sequence)
+        }
+        byIdentity[Identity(cookie)] = cookie.sequence
+        byDomain[cookie.domain, default: []].insert(cookie.sequence)
+        if cookie.isSecure { secureByName[cookie.name, default: []].insert(cookie.sequence) }
+        used(cookie)
+        if let expires = cookie.expiresDate { expiries.push(.init(date: expires, sequence: cookie.sequence)) }
+        compactIfStale()
+    }
+
+    /// Records `cookie`'s last access in the eviction order.
+    private mutating func used(_ cookie: HTTPCookieJar.Cookie) {
+        let entry = CookieOrderHeap.Entry(date: cookie.lastAccessDate, sequence: cookie.sequence)
+        leastRecentlyUsed.push(entry)
+        leastRecentlyUsedByDomain[cookie.domain, default: CookieOrderHeap()].push(entry)
+    }
+
+    /// Removes the cookie with `sequence` and its index entries (heap entries go stale).
+    @discardableResult
+    private mutating func remove(_ sequence: UInt64) -> HTTPCookieJar.Cookie? {
+        guard let cookie = bySequence.removeValue(forKey: sequence) else { return nil }
+        byIdentity[Identity(cookie)] = nil
+        byDomain[cookie.domain]?.remove(sequence)
+        if byDomain[cookie.domain]?.isEmpty == true {
+            byDomain[cookie.domain] = nil
+            leastRecentlyUsedByDomain[cookie.domain] = nil
+        }
+        if cookie.isSecure {
+            secureByName[cookie.name]?.remove(sequence)
+            if secureByName[cookie.name]?.isEmpty == true { secureByName[cookie.name] = nil }
+        }
+        return cookie
+    }
+
+    /// Whether a heap entry still describes a stored cookie's last access.
+    private func isCurrentUse(_ entry: CookieOrderHeap.Entry) -> Bool {
+        bySequence[entry.sequence]?.lastAccessDate == entry.date
+    }
+
+    /// Rebuilds the heaps from the stored cookies once stale entries outnumber them (each
+    /// rebuild is linear and follows at least as many pushes: amortised O(1) per push).
+    private mutating func compactIfStale() {
+        let live = bySequence.count
+        guard leastRecentlyUsed.count > 2 * live + 64 || expiries.count > 2 * live + 64 else { return }
+        var uses: [CookieOrderHeap.Entry] = []
+        var usesByDomain: [String: [CookieOrderHeap.Entry]] = [:]
+        var expiring: [CookieOrderHeap.Entry] = []
+        uses.reserveCapacity(live)
+        for cookie in bySequence.values {
+            let entry = CookieOrderHeap.Entry(date: cookie.lastAccessDate, sequence: cookie.sequence)
+            uses.append(entry)
+            usesByDomain[cookie.domain, default: []].append(entry)
+            if let expires = cookie.expiresDate { expiring.append(.init(date: expires, sequence: cookie.sequence)) }
+        }
+        leastRecentlyUsed = CookieOrderHeap(uses)
+        leastRecentlyUsedByDomain = usesByDomain.mapValues { CookieOrderHeap($0) }
+        expiries = CookieOrderHeap(expiring)
+    }
+
     /// Drops expired cookies, then the least recently used beyond the per-domain and total caps.
     private mutating func evict(now: Date, keeping newest: HTTPCookieJar.Cookie) {
         removeExpired(now: now)
-        let sameDomain = cookies.indices.filter { cookies[$0].domain == newest.domain }
-        if sameDomain.count > limits.maximumCookiesPerDomain {
-            let victims = leastRecentlyUsed(sameDomain, count: sameDomain.count - limits.maximumCookiesPerDomain)
-            cookies = cookies.enumerated().filter { !victims.contains($0.offset) }.map(\.element)
+        let domain = newest.domain
+        while let count = byDomain[domain]?.count, count > limits.maximumCookiesPerDomain,
+            let entry = leastRecentlyUsedByDomain[domain]?.popFirst()
+        {
+            if isCurrentUse(entry) { remove(entry.sequence) }
         }
-        if cookies.count > limits.maximumCookies {
-            let victims = leastRecentlyUsed(Array(cookies.indices), count: cookies.count - limits.maximumCookies)
-            cookies = cookies.enumerated().filter { !victims.contains($0.offset) }.map(\.element)
+        while bySequence.count > limits.maximumCookies, let entry = leastRecentlyUsed.popFirst() {
+            if isCurrentUse(entry) { remove(entry.sequence) }
         }
     }
 
-    private func leastRecentlyUsed(_ indices: [Int], count: Int) -> Set<Int> {
-        let ordered = indices.sorted {
-            (cookies[$0].lastAccessDate, cookies[$0].sequence) < (cookies[$1].lastAccessDate, cookies[$1].sequence)
-        }
-        return Set(ordered.prefix(count))
-    }
-
+    /// Removes every cookie that has expired at `now` (soonest first, from the expiry heap).
     mutating func removeExpired(now: Date) {
-        cookies.removeAll { $0.expiresDate.map { $0 <= now } ?? false }
+        while let entry = expiries.first, entry.date <= now {
+            _ = expiries.popFirst()
+            if let cookie = bySequence[entry.sequence], cookie.expiresDate == entry.date { remove(entry.sequence) }
+        }
     }
 
     /// The cookies to send to `target` at `now`, in `Cookie` header order (longer paths first,
-    /// then earlier created); their last-access time becomes `now`.
+    /// then earlier created); their last-access time becomes `now`. Only the cookies of the
+    /// host and its parent domains are looked at.
     mutating func cookies(for target: CookieRequestTarget, now: Date) -> [HTTPCookieJar.Cookie] {
         removeExpired(now: now)
-        var matching: [Int] = []
-        for (index, cookie) in cookies.enumerated() {
-            let domainOK =
-                cookie.isHostOnly ? target.host == cookie.domain : CookieMatching.domainMatches(target.host, cookie.domain)
-            guard domainOK, CookieMatching.pathMatches(target.path, cookie.path), !cookie.isSecure || target.isSecure else {
-                continue
+        var matching: [HTTPCookieJar.Cookie] = []
+        for domain in Self.domainsMatched(by: target.host) {
+            guard let sequences = byDomain[domain] else { continue }
+            for sequence in sequences {
+                guard var cookie = bySequence[sequence] else { continue }
+                let domainOK =
+                    cookie.isHostOnly ? target.host == cookie.domain : CookieMatching.domainMatches(target.host, cookie.domain)
+                guard domainOK, CookieMatching.pathMatches(target.path, cookie.path), !cookie.isSecure || target.isSecure
+                else { continue }
+                if cookie.lastAccessDate != now {
+                    cookie.lastAccessDate = now
+                    bySequence[sequence] = cookie
+                    used(cookie)
+                }
+                matching.append(cookie)
             }
-            matching.append(index)
         }
-        for index in matching { cookies[index].lastAccessDate = now }
-        return matching.map { cookies[$0] }.sorted {
+        compactIfStale()
+        return matching.sorted {
             if $0.path.utf8.count != $1.path.utf8.count { return $0.path.utf8.count > $1.path.utf8.count }
             return ($0.creationDate, $0.sequence) < ($1.creationDate, $1.sequence)
         }
+    }
+
+    /// The domains a cookie for `host` may be stored under: the host itself and, unless it is
+    /// an IP address (never domain-matched), each parent domain (`a.b.example`, `b.example`,
+    /// `example`).
+    static func domainsMatched(by host: String) -> [String] {
+        var domains = [host]
+        guard !CookieMatching.isIPAddress(host) else { return domains }
+        var rest = Substring(host)
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            if !rest.isEmpty { domains.append(String(rest)) }
+        }
+        return domains
     }
 
     /// `name=value; name=value`, or nil when there is none. A nameless cookie is its value alone.
@@ -180,7 +295,11 @@ struct CookieStore: Sendable {
         return cookies.map { $0.name.isEmpty ? $0.value : "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
+    /// Removes the cookies for which `shouldRemove` is true.
     mutating func removeAll(where shouldRemove: (HTTPCookieJar.Cookie) -> Bool) {
-        cookies.removeAll(where: shouldRemove)
+        for (sequence, cookie) in bySequence where shouldRemove(cookie) {
+            remove(sequence)
+        }
+        compactIfStale()
     }
 }

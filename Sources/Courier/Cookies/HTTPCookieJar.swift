@@ -32,7 +32,9 @@ import Synchronization
 /// Punycode; no other IDNA mapping is applied. Ports are ignored, as cookies ignore them.
 ///
 /// Cookies live in memory only. Thread-safe: every call takes the jar's lock briefly and does
-/// no I/O; share one jar between sessions to share their cookies.
+/// no I/O; share one jar between sessions to share their cookies. Storing a cookie costs
+/// O(log n) in the jar's size (eviction included), and a request reads only the cookies of
+/// its host and that host's parent domains.
 public final class HTTPCookieJar: Sendable {
     /// `SameSite`: kept as the server sent it; see the type's notes for what Courier does with it.
     public enum SameSite: String, Sendable, Hashable {

@@ -3,6 +3,9 @@ import Foundation
 /// What a resumed download does with the response to its request (`Range: bytes=<offset>-`,
 /// or no `Range` when it starts over): the pure rules, free of I/O.
 ///
+/// - `206` to a request without `Range` is refused: RFC 9110 §15.3.7 allows a 206 only as the
+///   answer to a range request, and its bytes are not the whole representation (writing them
+///   as the complete file would end the download short without an error).
 /// - `206` must carry a strict ``ContentRange`` starting exactly at the requested offset, a
 ///   `Content-Length` (when present) equal to the range's length, and a complete length that
 ///   agrees with the one already known; then the body is appended at the offset. Anything else
@@ -28,14 +31,26 @@ enum ResumeResponseRule: Equatable, Sendable {
     case refuse(reason: String)
 
     /// Decides for a response with `status`, its `Content-Range` and `Content-Length` values, to
-    /// a request for the bytes from `requestedOffset` (0: the whole resource), when the
+    /// a request for the bytes from `requestedOffset` (nil: the request had no `Range`, it asked
+    /// for the whole resource), when the
     /// representation's complete length is `knownTotal` (nil: not known). A `contentCoded` 206
     /// is refused: its decoded bytes are not the range's bytes. A 200 is refused unless
     /// `mayRestart` (the partial file may be truncated and written from 0).
     static func decide(
-        status: Int, requestedOffset: Int64, contentRange: String?, contentLength: String?, knownTotal: Int64?,
+        status: Int, requestedOffset: Int64?, contentRange: String?, contentLength: String?, knownTotal: Int64?,
         contentCoded: Bool = false, mayRestart: Bool = true
     ) -> ResumeResponseRule {
+        guard let offset = requestedOffset else {
+            guard status != 206 else {
+                return .refuse(
+                    reason: "the server answered a request without Range with 206 Partial Content"
+                        + (contentRange.map { " (\($0))" } ?? "") + ", which HTTP forbids: those bytes are not the whole resource")
+            }
+            return decide(
+                status: status, requestedOffset: 0, contentRange: contentRange, contentLength: contentLength,
+                knownTotal: knownTotal, contentCoded: contentCoded, mayRestart: mayRestart)
+        }
+        let requestedOffset = offset
         switch status {
         case 206 where contentCoded:
             return .refuse(reason: "a 206 response with a content coding (ranges count the encoded bytes)")

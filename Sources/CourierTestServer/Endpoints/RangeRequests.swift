@@ -14,6 +14,9 @@ import NIOHTTP1
 /// - `lie=total`: a 206 whose `Content-Range` states a complete length 1000 bytes larger.
 /// - `reset_after=K`: the head with the full `Content-Length`, K bytes of the body, then a
 ///   connection reset (an interrupted download).
+/// - `partial_without_range=K`: a request without `Range` (which must get 200) gets a 206
+///   with the first K bytes and `Content-Range: bytes 0-<K-1>/<n>` (RFC 9110 forbids a 206
+///   that answers no range request).
 enum RangeRequests {
     /// httpbin's limit.
     static let maximumSize = 100 * 1024
@@ -63,8 +66,16 @@ enum RangeRequests {
         let range: ByteRange
         switch resolution {
         case .whole:
-            status = .ok
-            range = ByteRange(first: 0, last: size - 1)
+            if request.headers.first(name: "range") == nil,
+                let count = request.queryValue("partial_without_range").flatMap({ Int($0) }), count > 0
+            {
+                status = .partialContent
+                range = ByteRange(first: 0, last: min(count, size) - 1)
+                headers.add(name: "Content-Range", value: "bytes 0-\(range.last)/\(size)")
+            } else {
+                status = .ok
+                range = ByteRange(first: 0, last: size - 1)
+            }
         case .partial(var selected):
             status = .partialContent
             if let shift = request.queryValue("start_shift").flatMap({ Int($0) }) {

@@ -80,6 +80,16 @@ struct DownloadFlow {
         }
         if let error = exchange.error {
             cleanUpAfterFailure(partialURL: partialURL, outputURL: outputURL, leftover: exchange.fileURL, response: exchange.response)
+            if let error = error as? CourierError, case .invalidResumeResponse = error,
+                exchange.task?.originalRequest?.value(forHTTPHeaderField: "Range") == nil
+            {
+                // No range was asked for, yet a part came back (a 206): nothing is saved as the file.
+                throw FailureReport(
+                    status: .error,
+                    message: "the server answered 206 Partial Content to a request for the whole file (no Range was sent), "
+                        + "which HTTP forbids; nothing was saved"
+                        + (outputURL != nil && Self.regularFileSize(partialURL) > 0 ? " and \(partialURL.path) was not changed" : ""))
+            }
             if inPlace, let error = error as? CourierError, case .invalidResumeResponse = error {
                 throw Self.inPlaceRefusal(error, file: partialURL, statusCode: exchange.response?.statusCode ?? 0)
             }

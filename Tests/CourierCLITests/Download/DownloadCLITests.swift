@@ -89,6 +89,20 @@ struct DownloadCLITests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
+    @Test("a 206 to a download that sent no Range is an error: nothing is saved as the file")
+    func partialContentWithoutRangeIsRefused() async throws {
+        let server = try await TestServer.start()
+        defer { Task { try await server.shutdown() } }
+        let directory = try CourierProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("whole.bin")
+        let run = try await CourierProcess.run([
+            "-d", "-o", file.path, server.baseURL.absoluteString + "/range/100000?partial_without_range=10000",
+        ])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.errors.contains("206 Partial Content to a request for the whole file"), "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: file.path), "\(Self.contents(directory))")
+    }
+
     /// The names in `directory`. A directory that can't be read gives a marker entry rather
     /// than `[]`, so a "nothing left behind" check can't pass because the folder vanished.
     static func contents(_ directory: URL) -> [String] {

@@ -399,6 +399,7 @@ struct HTTPCacheStorePermissionTests {
         // A body being written is the owner's only too.
         let writer = cache.makeWriter(for: Store.entry("http://h/partial"))
         writer.append(ByteBuffer(bytes: Store.bytes(10)))
+        writer.waitForFileWork()  // the file is made and written on the writer's queue
         let partial = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("tmp").path)) ?? []
         #expect(partial.count == 1)
         for name in partial { #expect(Self.mode(directory.appendingPathComponent("tmp").appendingPathComponent(name)) == 0o600) }

@@ -32,7 +32,8 @@ struct HTTPCacheStoreTests {
         return entry
     }
 
-    /// Writes `body` through a writer in chunks, as a response would arrive.
+    /// Writes `body` through a writer in chunks, as a response would arrive, and returns once
+    /// the entry is stored (its files written on the writer's queue), as a task ends only then.
     static func store(_ cache: HTTPCache, _ entry: CacheEntry, body: [UInt8], chunk: Int = 1000) {
         let writer = cache.makeWriter(for: entry)
         var offset = 0
@@ -41,7 +42,9 @@ struct HTTPCacheStoreTests {
             writer.append(ByteBuffer(bytes: body[offset..<end]))
             offset = end
         }
-        writer.finish()
+        let stored = DispatchSemaphore(value: 0)
+        writer.finish { stored.signal() }
+        stored.wait()
     }
 
     static func body(of stored: (entry: CacheEntry, body: HTTPCache.StoredBody)?) -> [UInt8]? {

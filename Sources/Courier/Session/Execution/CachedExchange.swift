@@ -300,7 +300,7 @@ final class CachedExchange: Sendable {
         { [self] event in self.handle(event, forward: handle) }
     }
 
-    private func handle(_ event: EngineEvent, forward: @Sendable (EngineEvent) -> Void) {
+    private func handle(_ event: EngineEvent, forward: @escaping @Sendable (EngineEvent) -> Void) {
         switch event {
         case .responseHead(let head):
             forward(.responseHead(received(head)))
@@ -313,11 +313,19 @@ final class CachedExchange: Sendable {
                 defer { state.writer = nil; state.replacing = nil }
                 return (state.writer, state.replacing)
             }
-            writer?.finish()
             if let replacing {
+                writer?.finish()
                 var metrics = metrics
                 metrics.revalidatedFromCache = true
                 send(replacing.body, metrics: metrics, to: forward)
+            } else if let writer {
+                // The task ends once the entry is stored (its files written on the writer's
+                // queue, not here): a request made after it finds the entry.
+                writer.finish { [self] in
+                    closeValidated()
+                    detach()
+                    forward(event)
+                }
             } else {
                 closeValidated()
                 detach()

@@ -25,14 +25,18 @@ extension TaskDelegate {
     /// (``DownloadResumeData/allowsRestart`` false and the file not empty), is already complete on 416 naming the
     /// file's size, and fails with ``CourierError/invalidResumeResponse(url:reason:)`` on any
     /// other 206, leaving the partial file as it was; anything else goes to a new temporary file.
+    /// Any download, resumed or not, fails so on a 206 to a request without `Range` (RFC 9110
+    /// allows none): its bytes are a part, never the whole file.
     func openDownloadFile(for head: HTTPResponseHead, expectedLength: Int64) {
         let status = Int(head.status.code)
         do {
             let sink: DownloadSink
             var resumedAt: (offset: Int64, expectedTotal: Int64)?
             if let resumeData {
-                // The offset actually asked for (0 when the request had no Range).
-                let requested = ContentRange.requestedOffset(rangeHeader: task.originalRequest?.value(forHTTPHeaderField: "Range")) ?? 0
+                // The offset actually asked for: nil when the request had no Range (it starts
+                // over), 0 for a Range other than `bytes=N-`.
+                let rangeHeader = task.originalRequest?.value(forHTTPHeaderField: "Range")
+                let requested = rangeHeader.map { ContentRange.requestedOffset(rangeHeader: $0) ?? 0 }
                 let rule = ResumeResponseRule.decide(
                     status: status, requestedOffset: requested, contentRange: head.headers.first(name: "content-range"),
                     contentLength: head.headers.first(name: "content-length"), knownTotal: resumeData.totalLength,
@@ -54,6 +58,13 @@ extension TaskDelegate {
                     throw CourierError.invalidResumeResponse(url: task.currentRequest?.url, reason: reason)
                 }
             } else {
+                if status == 206, task.originalRequest?.value(forHTTPHeaderField: "Range") == nil,
+                    case .refuse(let reason) = ResumeResponseRule.decide(
+                        status: status, requestedOffset: nil, contentRange: head.headers.first(name: "content-range"),
+                        contentLength: nil, knownTotal: nil)
+                {
+                    throw CourierError.invalidResumeResponse(url: task.currentRequest?.url, reason: reason)
+                }
                 sink = try DownloadSink()
             }
             run.withLock { run in
