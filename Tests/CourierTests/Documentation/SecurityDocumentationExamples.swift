@@ -34,7 +34,7 @@ struct SecurityDocumentationExamples {
             try manager.setSecurityPolicy(wrong)
             do {
                 _ = try await manager.get("get")
-            } catch CourierError.serverTrustRejected(_, let reason) {
+            } catch CourierError.serverTrustRejected(_, let reason, _, _) {
                 print(reason)   // no public key in the chain matches a pinned key
             }
 
