@@ -7,13 +7,14 @@
 #
 #   scripts/soak.sh [courier-soak options]     e.g. --requests 1000000, --transfer-mib 0; --help lists them
 #
-# courier-soak is an executable target of the main package (Sources/courier-soak), in the debug
-# build scripts/test.sh makes: here it is only linked if that build is already there.
+# courier-soak is an executable target of the main package (Sources/courier-soak). It is built
+# with scripts/test.sh's own command (swift build --build-tests): after test.sh, as in .ci/run,
+# that finds nothing left to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log=$(mktemp)
-if ! swift build --product courier-soak >"$log" 2>&1; then
+if ! swift build --build-tests >"$log" 2>&1; then
     echo "courier-soak did not build:" >&2
     tail -n 30 "$log" >&2
     rm -f "$log"

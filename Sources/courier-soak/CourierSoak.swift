@@ -178,9 +178,10 @@ struct CourierSoak: AsyncParsableCommand {
         if let error {
             failures.record("upload: \(error)")
         } else {
-            let reply = (object as? Data).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-            let bytes = (reply?["bytes"] as? NSNumber)?.int64Value
-            let serverDigest = reply?["sha256"] as? String
+            struct Reply: Decodable { var bytes: Int64; var sha256: String }
+            let reply = (object as? Data).flatMap { try? JSONDecoder().decode(Reply.self, from: $0) }
+            let bytes = reply?.bytes
+            let serverDigest = reply?.sha256
             if bytes != transferBytes || serverDigest != digest {
                 failures.record("upload: the server got \(bytes.map(String.init) ?? "?") bytes with SHA-256 \(serverDigest ?? "?"); sent \(transferBytes), \(digest)")
             }
