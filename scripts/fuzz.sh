@@ -99,8 +99,9 @@ run_fixed() {
         -runs="$runs" -seed=1 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
         -artifact_prefix="$work/artifacts/" "$@" \
         "$work/corpus" "${seeds[@]}" >"$work/log" 2>&1 || status=$?
-    # The statistics and anything that went wrong; libFuzzer's progress lines are left out.
-    grep -vE "^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|INITED|DONE|RELOAD)|^INFO: " "$work/log" || true
+    # The statistics and anything that went wrong; libFuzzer's progress lines, new-coverage
+    # notes and recommended dictionary are left out.
+    awk '/^###### Recommended dictionary/ { skip = 1 } !skip && !/^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|INITED|DONE|RELOAD)|^INFO: |^[[:space:]]+NEW_FUNC/ { print } /^###### End of recommended dictionary/ { skip = 0 }' "$work/log"
     grep -E "^#[0-9]+[[:space:]]+DONE" "$work/log" || true
     if [ "$status" -ne 0 ] || [ -n "$(ls -A "$work/artifacts")" ]; then
         echo "== $name: FAILED (libFuzzer exited $status) after $((SECONDS - started)) s"
