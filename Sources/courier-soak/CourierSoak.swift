@@ -169,9 +169,10 @@ struct CourierSoak: AsyncParsableCommand {
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         let before = Sample.now(requests: requests)
         let (object, error): ((any Sendable)?, (any Error)?) = await withCheckedContinuation { continuation in
-            manager.uploadTask(with: request, fromFile: file) { _, object, error in
-                continuation.resume(returning: (object, error))
-            }.resume()
+            manager.uploadTask(
+                with: request, fromFile: file,
+                completionHandler: { _, object, error in continuation.resume(returning: (object, error)) }
+            ).resume()
         }
         let after = Sample.now(requests: requests)
         try? FileManager.default.removeItem(at: file)
@@ -198,9 +199,10 @@ struct CourierSoak: AsyncParsableCommand {
         }
         let before = Sample.now(requests: requests)
         let (location, error): (URL?, (any Error)?) = await withCheckedContinuation { continuation in
-            manager.downloadTask(with: URLRequest(url: url), destination: { _, _ in destination }) { _, location, error in
-                continuation.resume(returning: (location, error))
-            }.resume()
+            manager.downloadTask(
+                with: URLRequest(url: url), destination: { _, _ in destination },
+                completionHandler: { _, location, error in continuation.resume(returning: (location, error)) }
+            ).resume()
         }
         let after = Sample.now(requests: requests)
         if let error {
