@@ -29,7 +29,7 @@ struct CourierSoak: AsyncParsableCommand {
     @Option(help: "Small GETs to send.") var requests = 200_000
     @Option(help: "GETs in flight at any time.") var concurrency = 64
     @Option(help: "Sample RSS and descriptors every this many finished GETs.") var sampleEvery = 1_000
-    @Option(help: "Size of the upload and of the download, MiB (0: no transfers).") var transferMiB = 256
+    @Option(name: .customLong("transfer-mib"), help: "Size of the upload and of the download, MiB (0: no transfers).") var transferMiB = 256
     @Option(help: "Allowed growth of the peak RSS from the first to the last quarter, percent.") var rssGrowthLimit = 10.0
 
     func validate() throws {
@@ -42,6 +42,9 @@ struct CourierSoak: AsyncParsableCommand {
         let started = ContinuousClock.now
         let server = try await TestServer.start()
         let failures = Failures()
+        // One request on a session of its own first: what the process opens once and keeps
+        // (Dispatch's event descriptors, the event loops) is then open before the baseline.
+        try await warmUp(server: server)
         let baseline = Sample.now(requests: 0)
         print("courier-soak: \(requests) GETs of \(server.baseURL.absoluteString)/json, \(concurrency) in flight, "
             + "then a \(transferMiB) MiB upload and a \(transferMiB) MiB download; before: \(baseline.rssKiB) KiB RSS, \(baseline.openFDs) fds")
@@ -112,6 +115,14 @@ struct CourierSoak: AsyncParsableCommand {
             for problem in problems { print("  \(problem)") }
             throw ExitCode(1)
         }
+    }
+
+    private func warmUp(server: TestServer) async throws {
+        guard let url = URL(string: server.baseURL.absoluteString + "/json") else { throw ValidationError("bad server URL") }
+        let manager = URLSessionManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        _ = try await manager.data(for: URLRequest(url: url))
+        await manager.invalidateSession(cancelingTasks: false)
     }
 
     // MARK: - Small GETs
