@@ -151,6 +151,9 @@ enum TestTimeouts {
 
     /// `seconds` stretched by ``scale``.
     static func seconds(_ seconds: Double) -> Double { seconds * scale }
+
+    /// A test's own guard timeout (one it does not expect to fire), stretched by ``scale``.
+    static func amount(seconds: Int64) -> TimeAmount { .milliseconds(Int64((Double(seconds) * 1_000 * scale).rounded())) }
 }
 
 /// Polls `condition` every 20 ms for up to `seconds` (times ``TestTimeouts/scale``); returns its
