@@ -108,6 +108,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "courier-https", swiftSettings: strictSettings),
+        // CI's soak (scripts/soak.sh): GETs, a large upload and a large download through the
+        // session against the in-process test server; fails on RSS or descriptor growth. Not a product.
+        .executableTarget(
+            name: "courier-soak",
+            dependencies: [
+                "Courier",
+                "CourierTestServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "CourierEngineTests",
             dependencies: [

@@ -1,5 +1,8 @@
 @testable import Courier
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The JSON parser on arbitrary bytes: never traps; whatever it accepts, the writer writes back
 /// into text that parses to the same value (numbers compared as numbers: the writer puts an
@@ -15,7 +18,7 @@ enum JSONFuzzing {
             return
         }
         invariant(sameJSON(reparsed, value), "round trip changed the value: \(value) → \(reparsed)")
-        _ = try? JSONResponseSerializer().responseObject(for: nil, data: data)
+        _ = try? JSONResponseSerializer().responseObject(for: HTTPURLResponse?.none, data: data)
     }
 
     private static func sameJSON(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {

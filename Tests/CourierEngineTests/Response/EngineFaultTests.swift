@@ -36,7 +36,7 @@ struct EngineFaultTests {
     }
 
     @Test func resetMidBodyIsConnectionLost() async throws {
-        let error = try await failure("/fault/reset-mid-body?length=100000&sent=1000", idleTimeout: .seconds(5))
+        let error = try await failure("/fault/reset-mid-body?length=100000&sent=1000", idleTimeout: TestTimeouts.amount(seconds: 5))
         guard case .connectionLost = error else {
             Issue.record("expected connectionLost, got \(String(describing: error))")
             return

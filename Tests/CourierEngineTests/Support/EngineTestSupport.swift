@@ -142,10 +142,24 @@ final class EventRecorder: Sendable {
     }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`; returns its last value. For effects that
-/// happen asynchronously (a socket closing) on a machine that may be busy.
+/// How much longer than written the tests' hang bounds (how long a test waits before it gives
+/// up) are: `COURIER_TEST_TIMEOUT_SCALE`, for slow runs (scripts/tsan.sh sets it: ThreadSanitizer
+/// runs 5-15x slower); 1 when unset. What a test asserts does not change, only how long it waits.
+enum TestTimeouts {
+    static let scale: Double = ProcessInfo.processInfo.environment["COURIER_TEST_TIMEOUT_SCALE"]
+        .flatMap(Double.init).map { $0.isFinite ? max(1, $0) : 1 } ?? 1
+
+    /// `seconds` stretched by ``scale``.
+    static func seconds(_ seconds: Double) -> Double { seconds * scale }
+
+    /// A test's own guard timeout (one it does not expect to fire), stretched by ``scale``.
+    static func amount(seconds: Int64) -> TimeAmount { .milliseconds(Int64((Double(seconds) * 1_000 * scale).rounded())) }
+}
+
+/// Polls `condition` every 20 ms for up to `seconds` (times ``TestTimeouts/scale``); returns its
+/// last value. For effects that happen asynchronously (a socket closing) on a machine that may be busy.
 func eventually(within seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
+    let deadline = Date().addingTimeInterval(TestTimeouts.seconds(seconds))
     while Date() < deadline {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(20))

@@ -85,21 +85,33 @@ extension TestServer {
     }
 }
 
+/// How much longer than written the tests' hang bounds (how long a test waits before it gives
+/// up) are: `COURIER_TEST_TIMEOUT_SCALE`, for slow runs (scripts/tsan.sh sets it: ThreadSanitizer
+/// runs 5-15x slower); 1 when unset. What a test asserts does not change, only how long it waits.
+enum TestTimeouts {
+    static let scale: Double = ProcessInfo.processInfo.environment["COURIER_TEST_TIMEOUT_SCALE"]
+        .flatMap(Double.init).map { $0.isFinite ? max(1, $0) : 1 } ?? 1
+
+    /// `seconds` stretched by ``scale``.
+    static func seconds(_ seconds: Double) -> Double { seconds * scale }
+}
+
 /// Polls `condition` every 20 ms for up to `seconds` (a hang bound, generous for a 2-core
-/// machine running every suite at once); records a failure when it never holds.
+/// machine running every suite at once; times ``TestTimeouts/scale``); records a failure when it never holds.
 func eventually(within seconds: Double = 60, _ condition: () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
+    let deadline = Date().addingTimeInterval(TestTimeouts.seconds(seconds))
     while Date() < deadline {
         if condition() { return }
         try await Task.sleep(for: .milliseconds(20))
     }
-    if !condition() { Issue.record("condition not met within \(seconds) s") }
+    if !condition() { Issue.record("condition not met within \(TestTimeouts.seconds(seconds)) s") }
 }
 
 /// Waits until `value` has stayed the same for `interval` (work already in flight when a transfer
-/// was paused lands late on a loaded machine) and returns it; gives up after `seconds`.
+/// was paused lands late on a loaded machine) and returns it; gives up after `seconds` (times
+/// ``TestTimeouts/scale``).
 func settled(within seconds: Double = 30, interval: Duration = .milliseconds(300), _ value: () -> Int64) async throws -> Int64 {
-    let deadline = Date().addingTimeInterval(seconds)
+    let deadline = Date().addingTimeInterval(TestTimeouts.seconds(seconds))
     var last = value()
     while Date() < deadline {
         try await Task.sleep(for: interval)
@@ -107,6 +119,6 @@ func settled(within seconds: Double = 30, interval: Duration = .milliseconds(300
         if now == last { return now }
         last = now
     }
-    Issue.record("the value kept changing for \(seconds) s")
+    Issue.record("the value kept changing for \(TestTimeouts.seconds(seconds)) s")
     return last
 }
