@@ -29,8 +29,12 @@ fi
 # buffer: about 1,350 open descriptors. All 1,200 tests in one process reached 1,600
 # descriptors while the CLI suites spawned children, and crashed there now and then; split
 # like this, each process peaks below 950 (measured), and the 2 cores are less oversubscribed.
+# Each process runs at most COURIER_TEST_PARALLEL tests at once (default 16): with every test
+# at once, the library process held over 1,200 descriptors (Process.run() refuses past that,
+# see ProcessLauncher) and the CLI tests' children waited tens of seconds for the two cores.
+width=${COURIER_TEST_PARALLEL:-16}
 status=0
-swift test --skip-build --filter '^CourierCLITests\.' || status=1
-swift test --skip-build --filter '^CourierTests\.' || status=1
-swift test --skip-build --skip '^CourierCLITests\.' --skip '^CourierTests\.' || status=1
+swift test --skip-build --experimental-maximum-parallelization-width "$width" --filter '^CourierCLITests\.' || status=1
+swift test --skip-build --experimental-maximum-parallelization-width "$width" --filter '^CourierTests\.' || status=1
+swift test --skip-build --experimental-maximum-parallelization-width "$width" --skip '^CourierCLITests\.' --skip '^CourierTests\.' || status=1
 exit $status
