@@ -36,7 +36,7 @@ struct SessionDeadlineTests {
 
     @Test func anAwaitedTaskEndsByOneDeadlineAcrossRedirects() async throws {
         try await HostileServer.withRunning(Self.slowRedirects) { server in
-            let manager = URLSessionManager(configuration: Self.configuration(resource: 3))
+            let manager = URLSessionManager(configuration: Self.configuration(resource: 5))
             let started = ContinuousClock.now
             var caught: (any Error)?
             do {
@@ -52,7 +52,7 @@ struct SessionDeadlineTests {
 
     @Test func aTaskWithACompletionBlockEndsByOneDeadlineAcrossRedirects() async throws {
         try await HostileServer.withRunning(Self.slowRedirects) { server in
-            let manager = URLSessionManager(configuration: Self.configuration(resource: 3))
+            let manager = URLSessionManager(configuration: Self.configuration(resource: 5))
             let recorder = CompletionRecorder()
             let started = ContinuousClock.now
             manager.dataTask(with: URLRequest(url: server.baseURL), completionHandler: recorder.handler).resume()
