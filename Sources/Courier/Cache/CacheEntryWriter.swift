@@ -112,9 +112,15 @@ final class CacheEntryWriter: Sendable {
             return
         }
         guard toDisk else {
-            // Nothing left to write: stored now, from memory only.
+            // Nothing left to write: stored now, from memory only. A file this writer began (a
+            // body that outgrew the disk capacity) is removed on the queue first, so `whenStored`
+            // runs after it.
             if memoryBody != nil { cache.store(finished, memoryBody: memoryBody, diskBodyWritten: false) }
-            whenStored?()
+            if let whenStored, cache.disk != nil {
+                queue.async { whenStored() }
+            } else {
+                whenStored?()
+            }
             return
         }
         let pending = cache.pendingWrites

@@ -11,7 +11,7 @@ public struct ServerTrustChallenge: Sendable {
 public enum ServerTrustDisposition: Sendable {
     /// Trust the server without further checks.
     case trust
-    /// Refuse the server; the task fails with ``CourierError/serverTrustRejected(host:reason:)``.
+    /// Refuse the server; the task fails with ``CourierError/serverTrustRejected(host:reason:url:chain:)``.
     case reject(reason: String)
     /// Let the manager's ``URLSessionManager/securityPolicy`` decide.
     case performDefaultHandling

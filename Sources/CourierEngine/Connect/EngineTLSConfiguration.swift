@@ -40,7 +40,7 @@ public struct EngineTLSConfiguration: Sendable {
 public enum ServerTrustDecision: Sendable, Equatable {
     /// Trust the server and go on with the handshake.
     case trust
-    /// Abort the handshake; the request fails with ``EngineError/serverTrustRejected(host:reason:)``.
+    /// Abort the handshake; the request fails with ``EngineError/serverTrustRejected(host:reason:chain:)``.
     case reject(reason: String)
 }
 
