@@ -381,17 +381,16 @@ final class DirectTaskRunner: TaskDriver {
         environment.storeCookies(from: head.headers, for: request, url: url)
         let location = head.headers.first(name: "location")
         let maximumRedirects = environment.configuration.maximumRedirects
-        if RedirectRule.isUnfollowable(
-            from: request, statusCode: Int(head.status.code), location: location, maximumRedirects: maximumRedirects)
-        {
-            let error = CourierError.unfollowableRedirect(url: url, location: location ?? "")
+        let next: URLRequest?
+        do {
+            next = try RedirectRule.followed(
+                from: request, statusCode: Int(head.status.code), location: location, maximumRedirects: maximumRedirects)
+        } catch {
             let engineTask = state.withLock { $0.machine.fail(error) ? $0.engineTask : nil }
             engineTask?.cancel()
             return
         }
-        if let next = RedirectRule.followed(
-            from: request, statusCode: Int(head.status.code), location: location, maximumRedirects: maximumRedirects)
-        {
+        if let next {
             state.withLock { $0.machine.redirectDecided(next) }
             return
         }

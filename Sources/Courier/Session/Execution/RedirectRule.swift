@@ -50,8 +50,15 @@ public enum RedirectRule {
     /// ``redirectStatusCodes``, `location` (the `Location` field) is a usable URL, and redirects
     /// are allowed at all (`maximumRedirects` > 0; the count is the task's to keep). Nil:
     /// the response is delivered as it is.
-    static func followed(from request: URLRequest, statusCode: Int, location: String?, maximumRedirects: Int) -> URLRequest? {
+    /// - Throws: ``CourierError/unfollowableRedirect(url:location:)`` for a redirect the session
+    ///   would follow to a scheme it never goes to (``isUnfollowable(from:statusCode:location:maximumRedirects:)``).
+    static func followed(
+        from request: URLRequest, statusCode: Int, location: String?, maximumRedirects: Int
+    ) throws(CourierError) -> URLRequest? {
         guard redirectStatusCodes.contains(statusCode), let location, maximumRedirects > 0 else { return nil }
+        if isUnfollowable(from: request, statusCode: statusCode, location: location, maximumRedirects: maximumRedirects) {
+            throw .unfollowableRedirect(url: request.url, location: location)
+        }
         return redirectedRequest(from: request, statusCode: statusCode, location: location)
     }
 

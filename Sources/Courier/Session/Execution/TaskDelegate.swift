@@ -359,16 +359,16 @@ final class TaskDelegate: TaskDriver {
 
         // Redirects are the session's job, not the engine's.
         let location = head.headers.first(name: "location")
-        if RedirectRule.isUnfollowable(
-            from: request, statusCode: status, location: location, maximumRedirects: environment.configuration.maximumRedirects)
-        {
-            fail(.unfollowableRedirect(url: url, location: location ?? ""))
+        let proposal: URLRequest?
+        do {
+            proposal = try RedirectRule.followed(
+                from: request, statusCode: status, location: location,
+                maximumRedirects: environment.configuration.maximumRedirects)
+        } catch {
+            fail(error)
             return
         }
-        if let proposed = RedirectRule.followed(
-            from: request, statusCode: status, location: location,
-            maximumRedirects: environment.configuration.maximumRedirects)
-        {
+        if let proposed = proposal {
             let next: URLRequest?
             if let hook = willRedirect, let response = response() {
                 next = hook(task, response, proposed)

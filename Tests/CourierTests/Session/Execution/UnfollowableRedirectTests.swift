@@ -20,6 +20,10 @@ struct UnfollowableRedirectTests {
             #expect(!RedirectRule.isUnfollowable(from: http, statusCode: 302, location: location, maximumRedirects: 0))
             #expect(!RedirectRule.isUnfollowable(from: http, statusCode: 200, location: location, maximumRedirects: 16))
         }
+        // Hostile spellings: a scheme in capitals, a script URL, a scheme-relative location.
+        #expect(RedirectRule.isUnfollowable(from: http, statusCode: 302, location: "FILE:///etc/passwd", maximumRedirects: 16))
+        #expect(RedirectRule.isUnfollowable(from: http, statusCode: 307, location: "javascript:alert(1)", maximumRedirects: 16))
+        #expect(!RedirectRule.isUnfollowable(from: http, statusCode: 302, location: "//other.example/x", maximumRedirects: 16))
         #expect(!RedirectRule.isUnfollowable(from: http, statusCode: 302, location: "/b", maximumRedirects: 16))
         #expect(!RedirectRule.isUnfollowable(from: http, statusCode: 302, location: "https://x/", maximumRedirects: 16))
     }
