@@ -48,6 +48,12 @@ struct ProxyEnvironmentTests {
         Case(noProxy: "127.0.0.1", host: "2130706434", port: 80, bypassed: false),
         Case(noProxy: "127.0.0.1", host: "deadbeef.example", port: 80, bypassed: false),
         Case(noProxy: "127.0.0.1", host: "0x7g000001", port: 80, bypassed: false),
+        // Hostile numbers: past 32 bits, too many parts, a part past its width, empty parts.
+        Case(noProxy: "127.0.0.1", host: "4294967296", port: 80, bypassed: false),
+        Case(noProxy: "0.0.0.0/0", host: "99999999999999999999", port: 80, bypassed: false),
+        Case(noProxy: "127.0.0.1", host: "127.0.0.1.1", port: 80, bypassed: false),
+        Case(noProxy: "127.0.0.1", host: "127.256.0.1", port: 80, bypassed: false),
+        Case(noProxy: "127.0.0.1", host: "127..1", port: 80, bypassed: false),
         // IPv6, bare or bracketed, and ranges; never matches across families.
         Case(noProxy: "::1", host: "::1", port: 80, bypassed: true),
         Case(noProxy: "[::1]", host: "[::1]", port: 80, bypassed: true),
