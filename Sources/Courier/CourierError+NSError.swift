@@ -65,7 +65,7 @@ extension CourierError: CustomNSError {
             return Self.requestSerializationErrorDomain
         case .responseSerializationFailed, .invalidResumeData, .invalidSecurityPolicy, .invalidCertificate,
             .certificateFileUnreadable, .invalidCertificateFile, .invalidTLSConfiguration, .invalidResumeResponse,
-            .invalidReachabilityAddress:
+            .invalidReachabilityAddress, .webSocketHandshakeFailed, .webSocketFailed:
             return Self.courierErrorDomain
         }
     }
@@ -100,6 +100,8 @@ extension CourierError: CustomNSError {
         case .invalidTLSConfiguration: return 8
         case .invalidResumeResponse: return 9
         case .invalidReachabilityAddress: return 10
+        case .webSocketHandshakeFailed: return 11
+        case .webSocketFailed: return 12
         }
     }
 

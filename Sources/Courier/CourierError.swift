@@ -140,6 +140,15 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// `NetworkReachabilityManager(address:)` was given something that is not an IPv4 or IPv6
     /// address literal (the text given).
     case invalidReachabilityAddress(String)
+    /// A WebSocket's opening handshake was refused: the server answered with another status
+    /// than `101` (`response` says which), redirected it (a WebSocket follows no redirect, as in
+    /// browsers), or sent a `101` that does not complete the handshake (a wrong
+    /// `Sec-WebSocket-Accept`, a subprotocol or extension that was not offered). `reason` says which.
+    case webSocketHandshakeFailed(response: HTTPURLResponse?, reason: String)
+    /// An open WebSocket failed: the server broke the protocol (Courier closed with 1002, 1007
+    /// or 1009), closed with a code other than 1000 or 1001, stopped answering pings, or the
+    /// connection ended without a close frame (1006). ``WebSocketError`` says which.
+    case webSocketFailed(url: URL?, error: WebSocketError)
 
     /// The HTTP response attached to the error, if any (AFN's `…error.response` key).
     public var response: HTTPURLResponse? {
@@ -148,6 +157,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
             return response
         case .responseSerializationFailed(_, let response, _, let underlying):
             return response ?? underlying?.response
+        case .webSocketHandshakeFailed(let response, _):
+            return response
         default: return nil
         }
     }
@@ -175,7 +186,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
         switch self {
         case .timedOut(let url, _), .cannotConnect(let url, _), .connectionLost(let url, _),
             .tooManyRedirects(let url, _), .unfollowableRedirect(let url, _), .cancelled(let url), .responseBodyTooLarge(let url, _, _, _),
-            .notCached(let url, _), .serverTrustRejected(_, _, let url, _):
+            .notCached(let url, _), .serverTrustRejected(_, _, let url, _), .webSocketFailed(let url, _):
             return url
         default: return response?.url
         }
@@ -228,6 +239,10 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
             return "No cached response for \(url?.absoluteString ?? "the request") and it may not be loaded: \(reason)"
         case .invalidReachabilityAddress(let text):
             return "Not an IPv4 or IPv6 address: \"\(text)\" (use NetworkReachabilityManager(domain:) for a host name)"
+        case .webSocketHandshakeFailed(_, let reason):
+            return "The WebSocket handshake failed: \(reason)"
+        case .webSocketFailed(_, let error):
+            return error.description
         }
     }
 

@@ -4,7 +4,8 @@
 // `ProxyEnvironment`), `.httpVersion` (`EngineConfiguration.HTTPVersionPolicy`), task metrics
 // (`EngineMetrics`), request bodies for uploads and `bytes(for:body:)` (`RequestBody`,
 // `BodyWriter`), and the engine's errors inside `CourierError.engine` (`EngineError`, whose
-// proxy case carries a `ProxyRefusal`). The engine itself (`HTTPEngine`, `EngineRequest`,
+// proxy case carries a `ProxyRefusal`), and WebSockets' close codes, errors and compression
+// parameters (`WebSocketCloseCode`, `WebSocketError`, `PerMessageDeflate`). The engine itself (`HTTPEngine`, `EngineRequest`,
 // `EngineEvent`, its collected and streamed responses) stays behind `import CourierEngine`,
 // as Hummingbird re-exports only the core types its users need.
 @_exported public import struct CourierEngine.BodyWriter
@@ -16,6 +17,9 @@
 @_exported public import struct CourierEngine.ProxyEnvironment
 @_exported public import enum CourierEngine.ProxyRefusal
 @_exported public import struct CourierEngine.RequestBody
+@_exported public import enum CourierEngine.WebSocketCloseCode
+@_exported public import enum CourierEngine.WebSocketError
+@_exported public import struct CourierEngine.PerMessageDeflate
 public import Foundation
 import NIOCore
 

@@ -1,5 +1,6 @@
 public import NIOCore
 public import NIOPosix
+import Synchronization
 
 /// Courier's HTTP client engine: a connection pool over SwiftNIO with TLS verification
 /// hooks, timeouts, backpressure and per-request metrics. Speaks HTTP/1.1 and HTTP/2: over
@@ -22,6 +23,9 @@ public final class HTTPEngine: Sendable {
     public let configuration: EngineConfiguration
     let pool: ConnectionPool
     private let group: any EventLoopGroup
+    /// Opens WebSocket connections (HTTP/1.1 only, plain http tunnelled through HTTP proxies);
+    /// made on first use, so an engine that opens none loads its TLS settings once.
+    private let webSocketFactoryBox = Mutex<ConnectionFactory?>(nil)
 
     /// Runs Swift tasks on one of the engine's event loops, where the connections they open
     /// live too: requests awaited from such a task never change threads
@@ -85,6 +89,19 @@ public final class HTTPEngine: Sendable {
         )
         pool.submit(execution)
         return EngineTask(execution: execution, pool: pool)
+    }
+
+    /// The factory WebSocket connections are opened with (made on first use).
+    func webSocketFactory() throws(EngineError) -> ConnectionFactory {
+        try webSocketFactoryBox.withLock { box throws(EngineError) -> ConnectionFactory in
+            if let factory = box { return factory }
+            var http1Only = configuration
+            http1Only.httpVersion = .http1Only
+            var factory = try ConnectionFactory(configuration: http1Only, group: group)
+            factory.tunnelsPlainHTTP = true
+            box = factory
+            return factory
+        }
     }
 
     /// Closes every connection and fails queued and running requests with

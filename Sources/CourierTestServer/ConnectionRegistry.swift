@@ -10,6 +10,8 @@ final class ConnectionRegistry: Sendable {
         var requests = 0
         var requestsByPath: [String: Int] = [:]
         var http2ConnectionCredit = 0
+        var webSocketCloses: [Int?] = []
+        var webSocketPongs: [[UInt8]] = []
         var isClosed = false
     }
 
@@ -53,6 +55,22 @@ final class ConnectionRegistry: Sendable {
     func http2ConnectionCreditReceived(_ increment: Int) {
         self.state.withLock { $0.http2ConnectionCredit += increment }
     }
+
+    /// Records the close frame a WebSocket client sent: its code, or nil for none.
+    func webSocketCloseReceived(code: Int?) {
+        self.state.withLock { $0.webSocketCloses.append(code) }
+    }
+
+    /// Records the payload of a pong a WebSocket client sent.
+    func webSocketPongReceived(_ payload: [UInt8]) {
+        self.state.withLock { $0.webSocketPongs.append(payload) }
+    }
+
+    /// The close codes WebSocket clients sent, in order (nil: a close frame without a code).
+    var webSocketCloses: [Int?] { self.state.withLock { $0.webSocketCloses } }
+
+    /// The payloads of the pongs WebSocket clients sent, in order.
+    var webSocketPongs: [[UInt8]] { self.state.withLock { $0.webSocketPongs } }
 
     /// Connection-level `WINDOW_UPDATE` credit received so far, over all HTTP/2 connections.
     var http2ConnectionCredit: Int { self.state.withLock { $0.http2ConnectionCredit } }

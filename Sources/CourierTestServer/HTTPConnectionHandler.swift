@@ -230,6 +230,17 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case .raw(let steps):
             self.state = .hijacked
             self.run(steps[...], context: context)
+
+        case .webSocket(let response, let endpoint):
+            self.state = .hijacked
+            self.rawWriter.write(response)
+            do {
+                try TestWebSocketHandler.takeOver(
+                    context.pipeline.syncOperations, from: self, endpoint: endpoint, rawWriter: self.rawWriter, registry: self.registry,
+                    channel: context.channel)
+            } catch {
+                context.close(promise: nil)
+            }
         }
     }
 

@@ -19,6 +19,7 @@ struct RequestRouter: Sendable {
         switch segments.first {
         case nil: return Self.index
         case "fault": return self.fault(request, Array(segments.dropFirst()))
+        case "ws": return WebSocketEndpoint.reply(to: request, Array(segments.dropFirst()))
         default: return self.httpbin(request, segments)
         }
     }

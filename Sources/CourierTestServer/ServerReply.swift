@@ -27,6 +27,9 @@ indirect enum ServerReply {
     case continueFirst(ServerReply)
     /// Raw bytes and socket actions that bypass the HTTP encoder (fault endpoints).
     case raw([RawStep])
+    /// A WebSocket handshake's answer (`response`, the raw `101`), after which the connection
+    /// speaks WebSocket frames as `endpoint` says.
+    case webSocket(response: [UInt8], WebSocketEndpoint)
 
     /// A JSON body with `Content-Type: application/json`.
     static func json(_ value: JSONNode, status: HTTPResponseStatus = .ok, headers: HTTPHeaders = [:]) -> ServerReply {

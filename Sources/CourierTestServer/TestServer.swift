@@ -115,6 +115,13 @@ public final class TestServer: Sendable {
     /// counts `/cache/60?x=1` too). Lets a test prove that a cache hit or a merged download sent nothing.
     public func requestsReceived(forPath path: String) -> Int { self.registry.requestCount(forPath: path) }
 
+    /// The close codes WebSocket clients sent to the `/ws/…` endpoints, in order (nil: a close
+    /// frame without a code).
+    public var webSocketClosesReceived: [Int?] { self.registry.webSocketCloses }
+
+    /// The payloads of the pongs WebSocket clients sent to the `/ws/…` endpoints, in order.
+    public var webSocketPongsReceived: [[UInt8]] { self.registry.webSocketPongs }
+
     private init(
         channel: any Channel,
         registry: ConnectionRegistry,

@@ -8,7 +8,9 @@ struct CourierCommand: AsyncParsableCommand {
         commandName: "courier",
         abstract: "Courier: an HTTP networking library for Swift on Linux, and its tools.",
         discussion: RequestCommand.rootDiscussion,
-        subcommands: [DemoCommand.self, ServeCommand.self, BenchCommand.self, ReachabilityCommand.self, RequestCommand.self],
+        subcommands: [
+            DemoCommand.self, ServeCommand.self, BenchCommand.self, ReachabilityCommand.self, WebSocketCommand.self, RequestCommand.self,
+        ],
         defaultSubcommand: RequestCommand.self,
         // -h is --headers, as in HTTPie; help is --help.
         helpNames: [.long]

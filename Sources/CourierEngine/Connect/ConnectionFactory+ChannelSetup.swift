@@ -97,11 +97,13 @@ extension ConnectionFactory {
     /// (SOCKS5, or a `CONNECT` tunnel for https through an HTTP proxy), then TLS for https,
     /// whose trust rejection goes to `recordRejection` (on the channel's event loop).
     /// `progress`, when given, is advanced as the TCP connect and the proxy's handshake end.
+    /// `tunnelsPlainHTTP`: plain http through an HTTP proxy is tunnelled too (a WebSocket's).
     static func addProxyAndTLSHandlers(
         _ sync: ChannelPipeline.SynchronousOperations,
         channel: any Channel,
         key: ConnectionKey,
         socksTarget: SOCKS5ClientHandler.Target?,
+        tunnelsPlainHTTP: Bool = false,
         sslContext: NIOSSLContext?,
         verifier: (any ServerTrustVerifier)?,
         setupErrorBox: SetupErrorBox,
@@ -109,13 +111,13 @@ extension ConnectionFactory {
         recordRejection: @escaping @Sendable (EngineError) -> Void
     ) throws {
         let useTLS = key.scheme == .https
-        let hasProxyHandshake = key.proxy != nil && (socksTarget != nil || useTLS)
+        let hasProxyHandshake = key.proxy != nil && (socksTarget != nil || useTLS || tunnelsPlainHTTP)
         if let progress {
             let next: ConnectionSetupPhase = hasProxyHandshake ? .proxyHandshake : useTLS ? .tlsHandshake : .established
             try sync.addHandler(SetupPhaseProbe(progress: progress, phase: next))
         }
         try addProxyHandshake(
-            sync, proxy: key.proxy, socksTarget: socksTarget, useTLS: useTLS, host: key.host, port: key.port,
+            sync, proxy: key.proxy, socksTarget: socksTarget, useTLS: useTLS || tunnelsPlainHTTP, host: key.host, port: key.port,
             setupErrorBox: setupErrorBox)
         if let progress, hasProxyHandshake {
             try sync.addHandler(SetupPhaseProbe(progress: progress, phase: useTLS ? .tlsHandshake : .established))

@@ -16,6 +16,10 @@ struct ConnectionFactory: Sendable {
     let group: any EventLoopGroup
     let sslContext: NIOSSLContext?
     private let usesCustomVerifier: Bool
+    /// Whether plain http goes through an HTTP proxy in a `CONNECT` tunnel, as https does,
+    /// rather than as absolute-form requests: a WebSocket needs the tunnel (the connection
+    /// carries frames after its handshake, which a forwarding proxy would not pass on).
+    var tunnelsPlainHTTP = false
 
     init(configuration: EngineConfiguration, group: any EventLoopGroup) throws(EngineError) {
         self.configuration = configuration
@@ -146,8 +150,9 @@ struct ConnectionFactory: Sendable {
         let proxy = key.proxy
         let socksTarget = try await socksTarget(for: key, deadline: deadline, loop: loop)
         let bracketedHost = host.contains(":") ? "[\(host)]" : host
+        let tunnelsPlainHTTP = self.tunnelsPlainHTTP
         let absoluteFormProxy = proxy.flatMap { proxy in
-            useTLS || proxy.kind != .http ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
+            useTLS || tunnelsPlainHTTP || proxy.kind != .http ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
         }
 
         let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining, loop: loop)
@@ -161,7 +166,8 @@ struct ConnectionFactory: Sendable {
                     )
                     let loopHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
                     try Self.addProxyAndTLSHandlers(
-                        sync, channel: channel, key: key, socksTarget: socksTarget, sslContext: sslContext, verifier: verifier,
+                        sync, channel: channel, key: key, socksTarget: socksTarget, tunnelsPlainHTTP: tunnelsPlainHTTP,
+                        sslContext: sslContext, verifier: verifier,
                         setupErrorBox: setupErrorBox, progress: progress
                     ) { loopHandler.value.trustRejection = $0 }
                     try Self.addHTTP1Handlers(sync, handler: handler, decompressionRatio: decompression?.ratio)

@@ -11,7 +11,7 @@ import Synchronization
 /// backpressure both ways, runs the request's clocks and reports to the pool.
 ///
 /// Lives on its channel's event loop; everything else reaches it through `eventLoop.execute`.
-final class HTTP1ConnectionHandler: ChannelDuplexHandler {
+final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = HTTPClientRequestPart
     typealias OutboundOut = HTTPClientRequestPart
@@ -78,6 +78,10 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     /// The setup error, readable from the connecting task after the handler left the pipeline.
     let setupErrorBox: SetupErrorBox
     var isClosed = false
+    /// An HTTP/2 stream's closure with a reset code that no violation claimed yet (see
+    /// `awaitClaim(on:context:)`), and whether the stream's channel went inactive meanwhile.
+    var resetAwaitingClaim: NIOHTTP2Errors.StreamClosed?
+    var inactiveWhileAwaitingClaim = false
     var context: ChannelHandlerContext?
     var exchange: Exchange?
     var pendingRead = false
@@ -111,6 +115,11 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if resetAwaitingClaim != nil {
+            // The stream's reset is attributed once the loop comes round; its end waits for that.
+            inactiveWhileAwaitingClaim = true
+            return
+        }
         isClosed = true
         clockCheck?.timer.cancel()
         clockCheck = nil
@@ -133,9 +142,14 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         let engineError: EngineError
         if isUnprocessedStream(error, context: context) {
             engineError = EngineErrorMapping.http2StreamRefused
-        } else if let closed = error as? NIOHTTP2Errors.StreamClosed, let violation = http2Observer?.claimViolation(resetWith: closed.errorCode) {
-            // NIOHTTP2 reset this stream over what the server sent: Courier ended it.
-            engineError = .http2ProtocolViolation(violation)
+        } else if let closed = error as? NIOHTTP2Errors.StreamClosed, http2Observer != nil {
+            if let violation = http2Observer?.claimViolation(resetWith: closed.errorCode) {
+                // NIOHTTP2 reset this stream over what the server sent: Courier ended it.
+                engineError = .http2ProtocolViolation(violation)
+            } else {
+                awaitClaim(on: closed, context: context)
+                return
+            }
         } else if http2Observer != nil, case .http2ProtocolViolation(var violation) = mapError(error) {
             // Raised in this stream's own pipeline: closing the stream resets it, nothing more.
             violation.scope = .stream
@@ -143,6 +157,11 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler {
         } else {
             engineError = mapError(error)
         }
+        fail(with: engineError, context: context)
+    }
+
+    /// Ends the exchange (or the setup) with `engineError`.
+    func fail(with engineError: EngineError, context: ChannelHandlerContext) {
         if stateMachine.requestsServed == 0, setupError == nil {
             setupError = engineError
         }

@@ -98,13 +98,16 @@ struct EngineFaultTests {
         let (server, engine) = try await oneConnectionEngine()
         let recorder = EventRecorder()
         let size = 16_000_000
-        let task = engine.execute(EngineRequest(url: server.url("/download/\(size)"), idleTimeout: .milliseconds(200))) {
+        // The idle timeout and the pause stretch together under a slow run (the pause stays five
+        // idle timeouts long), so the unpaused reading is not judged against 200 ms on a starved loop.
+        let idle = TestTimeouts.seconds(0.2)
+        let task = engine.execute(EngineRequest(url: server.url("/download/\(size)"), idleTimeout: .milliseconds(Int64(idle * 1_000)))) {
             recorder.record($0)
         }
         task.setReadingPaused(true)
         let sawHead = await eventually { recorder.all.contains { if case .responseHead = $0 { true } else { false } } }
         #expect(sawHead)
-        try await Task.sleep(for: .milliseconds(1_000))  // five idle timeouts, paused all along
+        try await Task.sleep(for: .seconds(idle * 5))  // five idle timeouts, paused all along
         #expect(recorder.terminalCount == 0, "a paused response was ended: \(String(describing: recorder.failure))")
         task.setReadingPaused(false)
         await recorder.waitForEnd()

@@ -94,6 +94,9 @@ public struct SessionConfiguration: Sendable {
     /// swift-distributed-tracing): see ``SessionObservability``. Off by default (no logger, no
     /// metrics factory, no tracer), and then a request pays nothing for it.
     public var observability = SessionObservability()
+    /// How WebSocket tasks run: automatic pings, the pong timeout, permessage-deflate, the
+    /// close wait (``URLSessionManager/webSocketTask(with:protocols:)``).
+    public var webSocket = WebSocketConfiguration()
 
     /// The defaults described on each property.
     public init() {}
