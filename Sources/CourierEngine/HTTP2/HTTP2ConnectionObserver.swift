@@ -81,7 +81,13 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if maximumStreams != nil, onConnectionError != nil, error is any NIOHTTP2Error, pendingViolation == nil {
+        if pendingViolation != nil {
+            // The first violation of this read is the one reported; what NIOHTTP2 raises after
+            // it (frames that no longer parse once it stopped) follows from it.
+            context.fireErrorCaught(error)
+            return
+        }
+        if maximumStreams != nil, onConnectionError != nil, error is any NIOHTTP2Error {
             // NIOHTTP2 raises a stream error here first, then closes that stream (reset with the
             // error's code) in the same read: wait for the loop to come round to tell which.
             pendingViolation = EngineErrorMapping.violation(error, scope: .connection)
