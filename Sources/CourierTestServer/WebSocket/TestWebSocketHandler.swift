@@ -79,6 +79,8 @@ final class TestWebSocketHandler: ChannelDuplexHandler {
             context.flush()
         case .raw(let bytes):
             rawWriter.write(bytes)
+        case .sendFirst(let text):
+            send(.text, context.channel.allocator.buffer(string: text), context: context)
         case .bomb(let size):
             guard let deflate else { return }
             let zeros = context.channel.allocator.buffer(repeating: 0, count: size)

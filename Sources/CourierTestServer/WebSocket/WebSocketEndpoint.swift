@@ -12,6 +12,9 @@ import NIOHTTP1
 /// - `/ws/flood?count=N&size=S`: sends `N` binary messages of `S` bytes first.
 /// - `/ws/slow?delay=MS`: a slow reader: after each message it stops reading for `MS` ms.
 /// - `/ws/raw?frames=BASE64URL`: writes those bytes (frames a test built) after the handshake.
+/// - `/ws/headers`: sends the handshake request's headers (httpbin's JSON) as its first message.
+/// - `/ws/basic-auth/USER/PASSWORD`: a 401 with a Basic challenge unless the handshake carries
+///   those credentials.
 /// - `/ws/hostile/MODE`: `masked`, `bad-utf8`, `oversize`, `fragmented-control`,
 ///   `long-control`, `reserved-bits`, `reserved-opcode`, `orphan-continuation`, `bad-accept`,
 ///   `no-close-reply`, `bomb?size=N` (with permessage-deflate: one message inflating to `N`
@@ -29,6 +32,8 @@ struct WebSocketEndpoint {
         case flood(count: Int, size: Int)
         case slow(delayMilliseconds: Int)
         case raw([UInt8])
+        /// Sends one text message first: the handshake request's headers as JSON.
+        case sendFirst(String)
         case noCloseReply
         case bomb(size: Int)
     }
@@ -51,9 +56,24 @@ struct WebSocketEndpoint {
             return .text("A WebSocket endpoint: send a WebSocket handshake (Upgrade: websocket, version 13)\n", status: .badRequest)
         }
         let query = Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-        guard var endpoint = endpoint(path, query: query) else {
+        if path.count == 3, path[0] == "basic-auth" {
+            guard let credentials = AuthEndpoints.basicCredentials(request), credentials == (path[1], path[2]) else {
+                return .empty(.unauthorized, headers: ["WWW-Authenticate": "Basic realm=\"ws\""])
+            }
+        }
+        if path == ["headers"] {
+            return upgrade(request, key: key, query: query, WebSocketEndpoint(behaviour: .sendFirst(String(decoding: request.headersJSON.encoded, as: UTF8.self))))
+        }
+        guard let endpoint = endpoint(path, query: query) else {
             return .text("No such WebSocket endpoint\n", status: .notFound)
         }
+        return upgrade(request, key: key, query: query, endpoint)
+    }
+
+    /// The `101` for `endpoint`, with the subprotocol and permessage-deflate answers.
+    private static func upgrade(_ request: ServerRequest, key: String, query: [String: String], _ endpoint: WebSocketEndpoint) -> ServerReply {
+        var endpoint = endpoint
+        let headers = request.headers
         let offered = headers["sec-websocket-protocol"].flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
         if query["protocol"] != "none" { endpoint.subprotocol = offered.first }
@@ -80,7 +100,7 @@ struct WebSocketEndpoint {
     private static func endpoint(_ path: [String], query: [String: String]) -> WebSocketEndpoint? {
         func number(_ name: String, _ fallback: Int) -> Int { query[name].flatMap(Int.init) ?? fallback }
         switch (path.first, path.count) {
-        case ("echo", 1): return .init(behaviour: .echo)
+        case ("echo", 1), ("basic-auth", 3): return .init(behaviour: .echo)
         case ("close", 1): return .init(behaviour: .closeAtOnce(code: number("code", 1000), reason: query["reason"] ?? ""))
         case ("ping", 1): return .init(behaviour: .ping(count: number("count", 1)))
         case ("flood", 1): return .init(behaviour: .flood(count: number("count", 100), size: number("size", 1024)))

@@ -30,7 +30,8 @@ public final class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     /// Sets ``URLSessionManager/securityPolicy``, refusing pinning without https: AFNetworking
     /// raises an "Invalid Security Policy" exception when the pinning mode is not
     /// ``SSLPinningMode/none`` and the base URL's scheme is not `https` (including a nil base
-    /// URL). Swift has no exceptions to raise, so this method throws.
+    /// URL); a `wss` base URL, for a manager that opens WebSockets, is secure too. Swift has no
+    /// exceptions to raise, so this method throws.
     /// - Throws: ``CourierError/invalidSecurityPolicy(reason:)`` in that case.
     public override func setSecurityPolicy(_ policy: SecurityPolicy) throws {
         try super.setSecurityPolicy(policy)
@@ -38,7 +39,7 @@ public final class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
 
     override func validate(_ policy: SecurityPolicy) throws {
         guard policy.pinningMode != .none else { return }
-        guard baseURL?.scheme?.lowercased() == "https" else {
+        guard let scheme = baseURL?.scheme?.lowercased(), scheme == "https" || scheme == "wss" else {
             throw CourierError.invalidSecurityPolicy(
                 reason: "A security policy configured with \(policy.pinningMode) pinning can only be applied on a manager "
                     + "with a secure base URL (i.e. https)")
