@@ -4,11 +4,14 @@
 # FoundationNetworking (used by the test server's tests as a plain peer client). time: the CLI
 # tests read courier's peak memory from /usr/bin/time. iproute2: the reachability tests make
 # network namespaces and veth links with `ip`. curl: the cURLDescription and `courier --curl`
-# tests run the printed command with curl itself.
+# tests run the printed command with curl itself. python3 and python3-venv: the WebSocket
+# interop tests run the Python `websockets` library (PyPI, pinned) from a venv in
+# .build/python-venv as a peer that is not Courier.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 needed=()
-for package in zlib1g-dev libcurl4 ca-certificates time iproute2 curl; do
+for package in zlib1g-dev libcurl4 ca-certificates time iproute2 curl python3 python3-venv; do
     if ! dpkg -s "$package" >/dev/null 2>&1; then
         needed+=("$package")
     fi
@@ -24,4 +27,12 @@ fi
 if ! command -v swift >/dev/null 2>&1; then
     echo "swift is not on PATH: install Swift 6.x (https://swift.org/install) first." >&2
     exit 1
+fi
+
+# The WebSocket interop peer: Python's websockets library, in the package's own venv.
+venv=.build/python-venv
+websockets_version=15.0.1
+if ! "$venv/bin/python" -c "import websockets, sys; sys.exit(websockets.__version__ != '$websockets_version')" >/dev/null 2>&1; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "websockets==$websockets_version"
 fi

@@ -75,7 +75,9 @@ extension HTTPEngine {
             metrics.requestStart = Date(timeIntervalSinceNow: -Double((NIODeadline.now() - requestStart).nanoseconds) / 1e9)
             metrics.responseStart = Date()
             metrics.responseEnd = metrics.responseStart
-            return .opened(WebSocketConnection(channel: channel, inbox: inbox, responseHead: response, agreement: agreement, metrics: metrics))
+            return .opened(
+                WebSocketConnection(
+                    channel: channel, inbox: inbox, requestHead: head, responseHead: response, agreement: agreement, metrics: metrics))
         case .refused(let response, let body):
             metrics.responseEnd = Date()
             metrics.responseBodyBytesReceived = Int64(body.readableBytes)

@@ -12,6 +12,8 @@ public import NIOHTTP1
 /// await socket.close()
 /// ```
 public final class WebSocketConnection: Sendable {
+    /// The handshake request as it was sent (the request's fields and the handshake's own).
+    public let requestHead: HTTPRequestHead
     /// The server's `101 Switching Protocols`.
     public let responseHead: HTTPResponseHead
     /// The subprotocol the server chose from those offered, if any.
@@ -26,10 +28,11 @@ public final class WebSocketConnection: Sendable {
     private let inbox: WebSocketInbox
 
     init(
-        channel: any Channel, inbox: WebSocketInbox, responseHead: HTTPResponseHead, agreement: WebSocketHandshake.Agreement,
-        metrics: EngineMetrics
+        channel: any Channel, inbox: WebSocketInbox, requestHead: HTTPRequestHead, responseHead: HTTPResponseHead,
+        agreement: WebSocketHandshake.Agreement, metrics: EngineMetrics
     ) {
         self.channel = channel
+        self.requestHead = requestHead
         self.inbox = inbox
         self.responseHead = responseHead
         self.negotiatedProtocol = agreement.subprotocol

@@ -16,8 +16,9 @@ import NIOWebSocket
 /// - a text message that is not UTF-8 (§8.1), or a close reason that is not: 1007;
 /// - a close frame with a 1-byte payload, or a code a peer may not send: 1002.
 ///
-/// Pings are answered with their payload (§5.5.2) while the socket is open; after either side
-/// started the close handshake, data frames are dropped (§5.5.1).
+/// Pings are answered with their payload (§5.5.2) while the socket is open. After Courier sent
+/// its close, the server's messages still arrive until its close does (§5.5.1 only stops the
+/// sender); after the server's close, nothing more is read.
 struct WebSocketStateMachine {
     enum State: Equatable {
         case open
@@ -163,7 +164,6 @@ struct WebSocketStateMachine {
             partial = message
             return .none
         }
-        guard state == .open else { return .none }  // after a close started: dropped
         return .message(isText: message.isText, compressed: message.compressed, payload: message.payload)
     }
 

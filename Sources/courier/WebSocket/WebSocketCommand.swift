@@ -114,8 +114,9 @@ struct WebSocketCommand: AsyncParsableCommand {
     }
 
     private func printHandshake(_ socket: WebSocketTask, request: URLRequest) {
-        var lines = ["GET \(request.url?.absoluteString ?? "") (WebSocket handshake)"]
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) { lines.append("\(name): \(value)") }
+        let sent = socket.currentRequest ?? request
+        var lines = ["GET \(sent.url?.absoluteString ?? "") (WebSocket handshake)"]
+        for (name, value) in (sent.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) { lines.append("\(name): \(value)") }
         if let response = socket.response {
             lines.append("")
             lines.append("HTTP/1.1 \(response.statusCode) Switching Protocols")

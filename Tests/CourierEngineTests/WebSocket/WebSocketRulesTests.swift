@@ -128,16 +128,17 @@ struct WebSocketRulesTests {
         }
     }
 
-    @Test func afterCourierStartedClosingDataIsDroppedAndTheServersCloseEndsIt() {
+    @Test func afterCourierStartedClosingMessagesStillArriveUntilTheServersClose() {
         var machine = WebSocketStateMachine(maximumMessageSize: 100, compressionNegotiated: false)
         let started = machine.closeSent()
         #expect(started)
-        #expect(machine.receive(frame(.text, "late")) == .none)
+        #expect(machine.receive(frame(.text, "late")) == .message(isText: true, compressed: false, payload: ByteBuffer(string: "late")))
         #expect(machine.receive(frame(.ping, "p")) == .none)
         var close = ByteBuffer()
         close.writeInteger(UInt16(1000))
         #expect(machine.receive(WebSocketFrame(fin: true, opcode: .connectionClose, data: close)) == .closeAcknowledged(code: 1000, reason: ""))
         #expect(machine.state == .closed)
+        #expect(machine.receive(frame(.text, "after")) == .none)
     }
 
     @Test func closeCodesAPeerMaySend() {

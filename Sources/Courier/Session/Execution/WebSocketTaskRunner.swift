@@ -268,9 +268,14 @@ final class WebSocketTaskRunner: TaskDriver {
 
     private func opened(_ socket: WebSocketConnection) {
         let url = self.url
+        var sent = task.originalRequest ?? URLRequest(url: url ?? URL(fileURLWithPath: "/"))
+        for field in socket.requestHead.headers where sent.value(forHTTPHeaderField: field.name) == nil {
+            sent.setValue(field.value, forHTTPHeaderField: field.name)
+        }
         task.snapshot.withLock { snapshot in
             if let url { snapshot.setResponse(head: socket.responseHead, url: url, made: nil) }
             snapshot.metrics = socket.metrics
+            snapshot.currentRequest = sent
         }
         if let request = task.originalRequest, let httpURL = try? Self.httpURL(for: request) {
             environment.storeCookies(from: socket.responseHead.headers, for: request, url: httpURL)
