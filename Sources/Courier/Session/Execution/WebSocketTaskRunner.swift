@@ -39,11 +39,14 @@ final class WebSocketTaskRunner: TaskDriver {
     let environment: TaskEnvironment
     let progress = TaskProgress(uploadTotal: -1, uploadHandler: nil, downloadHandler: nil)
     let outbox = TaskNotificationOutbox()
+    /// Logs, metrics and a client span for each handshake (nil without observability).
+    private let observation: TaskObservation?
     private let state = Mutex(State())
 
     init(task: WebSocketTask, environment: TaskEnvironment) {
         self.task = task
         self.environment = environment
+        self.observation = environment.observer.map { TaskObservation(observer: $0) }
     }
 
     private var url: URL? { task.originalRequest?.url }
@@ -253,7 +256,9 @@ final class WebSocketTaskRunner: TaskDriver {
     private func handshake(_ request: URLRequest) async throws -> WebSocketOpening {
         var http = request
         http.url = try Self.httpURL(for: request)
-        let engineRequest = try SessionBridge.engineRequest(for: http, body: nil, environment: environment)
+        var engineRequest = try SessionBridge.engineRequest(for: http, body: nil, environment: environment)
+        // The handshake is an exchange as a request's is: its span ends with the `101` (or the refusal).
+        let report = observation?.exchangeStarting(&engineRequest, url: request.url) { _ in }
         let configuration = environment.configuration.webSocket
         var options = WebSocketOptions()
         options.maximumMessageSize = maximumMessageSize
@@ -263,7 +268,21 @@ final class WebSocketTaskRunner: TaskDriver {
         options.perMessageDeflate = configuration.perMessageDeflate
         options.protocols = (request.value(forHTTPHeaderField: "Sec-WebSocket-Protocol") ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return try await environment.engine.openWebSocket(engineRequest, options: options)
+        do {
+            let opening = try await environment.engine.openWebSocket(engineRequest, options: options)
+            switch opening {
+            case .opened(let socket):
+                report?(.responseHead(socket.responseHead))
+                report?(.finished(socket.metrics))
+            case .refused(let head, _, let metrics):
+                report?(.responseHead(head))
+                report?(.finished(metrics))
+            }
+            return opening
+        } catch {
+            report?(.failed(error as? EngineError ?? .protocolViolation("\(error)"), EngineMetrics()))
+            throw error
+        }
     }
 
     private func opened(_ socket: WebSocketConnection) {
@@ -321,6 +340,7 @@ final class WebSocketTaskRunner: TaskDriver {
             snapshot.state = .completed
             snapshot.error = error
         }
+        observation?.taskFinished(method: "GET", url: url, response: response, error: error, retries: 0)
         environment.registry.unregister(task)
         environment.taskCompleted(
             task, response: response, data: nil, object: nil, error: error, serializer: nil, assetURL: nil, outbox: outbox)

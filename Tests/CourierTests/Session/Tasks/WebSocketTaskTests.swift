@@ -6,6 +6,7 @@ import FoundationNetworking
 #endif
 import Synchronization
 import Testing
+import Tracing
 
 /// `WebSocketTask` through the session: the handshake goes through the manager's headers,
 /// cookie jar, interceptor, proxy, TLS settings and security policy; the task lives in the
@@ -216,6 +217,28 @@ struct WebSocketTaskTests {
                 #expect(error.closeCode == 1009)
             }
             try await eventually(within: 10) { server.webSocketClosesReceived == [1009] }
+        }
+    }
+}
+
+extension WebSocketTaskTests {
+    @Test func theHandshakeIsAClientSpanAndItsContextReachesTheServer() async throws {
+        let tracer = W3CTestTracer()
+        var configuration = SessionConfiguration()
+        configuration.observability.tracer = tracer
+        try await TestServer.withRunning { server in
+            let socket = URLSessionManager(configuration: configuration).webSocketTask(with: try wsURL(server, "/ws/headers"))
+            socket.resume()
+            guard case .string(let text) = try await socket.receive() else {
+                Issue.record("expected the headers as text")
+                return
+            }
+            let headers = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
+            let span = try #require(tracer.finishedSpans.first { $0.operationName == "GET" })
+            #expect(span.kind == .client)
+            #expect(span.attributes.get("http.response.status_code") == .int64(101))
+            #expect(headers?["Traceparent"] == "00-\(span.traceID)-\(span.spanID)-01")
+            socket.cancel(with: .normalClosure, reason: nil)
         }
     }
 }
