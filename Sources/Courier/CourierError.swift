@@ -147,7 +147,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     case webSocketHandshakeFailed(response: HTTPURLResponse?, reason: String)
     /// An open WebSocket failed: the server broke the protocol (Courier closed with 1002, 1007
     /// or 1009), closed with a code other than 1000 or 1001, stopped answering pings, or the
-    /// connection ended without a close frame (1006). ``WebSocketError`` says which.
+    /// connection ended without a close frame (1006). `WebSocketError` says which.
     case webSocketFailed(url: URL?, error: WebSocketError)
 
     /// The HTTP response attached to the error, if any (AFN's `…error.response` key).

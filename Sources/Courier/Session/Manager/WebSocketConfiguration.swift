@@ -3,7 +3,7 @@ public struct WebSocketConfiguration: Sendable {
     /// Sends a ping this often while a socket is open; nil (default): no automatic pings.
     public var pingInterval: Duration?
     /// How long a ping waits for its pong; then the connection is dropped (1006) and the task
-    /// fails with ``WebSocketError/pongTimedOut(seconds:)``. Default 30 s.
+    /// fails with `WebSocketError/pongTimedOut(seconds:)`. Default 30 s.
     public var pongTimeout: Duration = .seconds(30)
     /// Whether to offer RFC 7692 permessage-deflate (default true). Inflation is bounded by
     /// the task's ``WebSocketTask/maximumMessageSize``: a message that inflates past it is a 1009.

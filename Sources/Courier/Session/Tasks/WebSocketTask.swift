@@ -4,10 +4,10 @@ import Synchronization
 /// A WebSocket run by a session manager: `URLSessionWebSocketTask`'s shape, on Courier's
 /// engine (RFC 6455, RFC 7692 compression).
 ///
-/// ``resume()`` opens it: the handshake goes through the manager's headers, cookie jar,
+/// ``SessionTask/resume()`` opens it: the handshake goes through the manager's headers, cookie jar,
 /// interceptor, proxy, TLS settings and security policy (pinning included), and answers a
-/// 401 once with the session's credential or the challenge block. Its ``response`` is then
-/// the `101`, its ``metrics`` the opening's timings. Like every task it is in the manager's
+/// 401 once with the session's credential or the challenge block. Its ``SessionTask/response`` is then
+/// the `101`, its ``SessionTask/metrics`` the opening's timings. Like every task it is in the manager's
 /// `tasks` while it runs, posts the resume and completion notifications and reaches the event
 /// monitors; it completes when the socket closes: without an error after a close with 1000,
 /// 1001 or no code, with ``CourierError/webSocketFailed(url:error:)`` otherwise.
@@ -43,7 +43,7 @@ public final class WebSocketTask: SessionTask, @unchecked Sendable {
 
     /// The next whole message (its fragments joined, inflated when compressed).
     /// - Throws: ``CourierError/webSocketFailed(url:error:)`` once the socket closed (with
-    ///   ``WebSocketError/closed(code:reason:)`` after a normal close). Cancelling the calling
+    ///   `WebSocketError/closed(code:reason:)` after a normal close). Cancelling the calling
     ///   Swift task closes the socket with 1001 (going away) and throws ``CourierError/cancelled(url:)``.
     public func receive() async throws -> Message {
         try await requireRunner().receive()
@@ -60,7 +60,7 @@ public final class WebSocketTask: SessionTask, @unchecked Sendable {
     }
 
     /// Sends a ping; returns the round trip once its pong arrives.
-    /// - Throws: ``CourierError/webSocketFailed(url:error:)`` with ``WebSocketError/pongTimedOut(seconds:)``
+    /// - Throws: ``CourierError/webSocketFailed(url:error:)`` with `WebSocketError/pongTimedOut(seconds:)`
     ///   when no pong came within ``WebSocketConfiguration/pongTimeout`` (the connection is then dropped).
     public func sendPing() async throws -> Duration {
         try await requireRunner().sendPing()
@@ -73,15 +73,15 @@ public final class WebSocketTask: SessionTask, @unchecked Sendable {
         runner?.cancel(with: closeCode.rawValue, reason: reason)
     }
 
-    /// How the socket closed: ``WebSocketCloseCode/invalid`` until it did. A code with no case
-    /// (3000–4999) reads as ``WebSocketCloseCode/invalid`` here; ``closeCodeValue`` has the number.
+    /// How the socket closed: `WebSocketCloseCode/invalid` until it did. A code with no case
+    /// (3000–4999) reads as `WebSocketCloseCode/invalid` here; ``closeCodeValue`` has the number.
     public var closeCode: WebSocketCloseCode { WebSocketCloseCode(rawValue: closeCodeValue) ?? .invalid }
     /// The close code as a number (0 until the socket closed).
     public var closeCodeValue: Int { runner?.closeStatus.code ?? 0 }
     /// The close reason the socket ended with, if any.
     public var closeReason: Data? { runner?.closeStatus.reason }
     /// The largest message accepted (fragments joined, after inflation); a larger one closes
-    /// the socket with 1009. 1 MiB by default, as URLSession's. Set it before ``resume()``.
+    /// the socket with 1009. 1 MiB by default, as URLSession's. Set it before ``SessionTask/resume()``.
     public var maximumMessageSize: Int {
         get { runner?.maximumMessageSize ?? 1 << 20 }
         set { runner?.maximumMessageSize = newValue }
