@@ -260,19 +260,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
         var metrics = EngineMetrics(fetchStart: execution.fetchStart)
         metrics.isReusedConnection = reused
-        if !reused {
-            metrics.domainLookupStart = info.domainLookupStart
-            metrics.domainLookupEnd = info.domainLookupEnd
-            metrics.connectStart = info.connectStart
-            metrics.connectEnd = info.connectEnd
-            metrics.secureConnectionStart = info.secureConnectionStart
-            metrics.secureConnectionEnd = info.secureConnectionEnd
-        }
-        metrics.localAddress = info.localAddress?.ip
-        metrics.localPort = info.localAddress?.port
-        metrics.remoteAddress = info.remoteAddress?.ip
-        metrics.remotePort = info.remoteAddress?.port
-        metrics.tlsProtocolVersion = info.tlsProtocolVersion
+        metrics.record(info, includingSetup: !reused)
         metrics.networkProtocolName = protocolName
 
         let request = execution.request

@@ -208,6 +208,26 @@ public struct EngineMetrics: Sendable, Equatable {
     }
 }
 
+extension EngineMetrics {
+    /// Copies what `info` knows about the connection: its addresses and TLS version, and with
+    /// `includingSetup` (a new connection) the name lookup, connect and TLS timings.
+    mutating func record(_ info: ConnectionInfo, includingSetup: Bool) {
+        if includingSetup {
+            domainLookupStart = info.domainLookupStart
+            domainLookupEnd = info.domainLookupEnd
+            connectStart = info.connectStart
+            connectEnd = info.connectEnd
+            secureConnectionStart = info.secureConnectionStart
+            secureConnectionEnd = info.secureConnectionEnd
+        }
+        localAddress = info.localAddress?.ip
+        localPort = info.localAddress?.port
+        remoteAddress = info.remoteAddress?.ip
+        remotePort = info.remoteAddress?.port
+        tlsProtocolVersion = info.tlsProtocolVersion
+    }
+}
+
 /// What the engine knows about a connection, copied into each request's metrics.
 struct ConnectionInfo: Sendable {
     var domainLookupStart: Date?

@@ -139,17 +139,7 @@ extension HTTPEngine {
 
     private static func openingMetrics(fetchStart: Date, info: ConnectionInfo) -> EngineMetrics {
         var metrics = EngineMetrics(fetchStart: fetchStart)
-        metrics.domainLookupStart = info.domainLookupStart
-        metrics.domainLookupEnd = info.domainLookupEnd
-        metrics.connectStart = info.connectStart
-        metrics.connectEnd = info.connectEnd
-        metrics.secureConnectionStart = info.secureConnectionStart
-        metrics.secureConnectionEnd = info.secureConnectionEnd
-        metrics.localAddress = info.localAddress?.ip
-        metrics.localPort = info.localAddress?.port
-        metrics.remoteAddress = info.remoteAddress?.ip
-        metrics.remotePort = info.remoteAddress?.port
-        metrics.tlsProtocolVersion = info.tlsProtocolVersion
+        metrics.record(info, includingSetup: true)
         metrics.networkProtocolName = "http/1.1"
         return metrics
     }
