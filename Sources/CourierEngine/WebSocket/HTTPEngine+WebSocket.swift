@@ -25,6 +25,10 @@ extension HTTPEngine {
     /// - Throws: ``EngineError`` when no connection could be made (as for a request), or
     ///   ``WebSocketError/handshakeFailed(_:)`` for a `101` that does not complete the handshake.
     public func openWebSocket(_ request: EngineRequest, options: WebSocketOptions = .init()) async throws -> WebSocketOpening {
+        // A frame is at most 2^32-1 bytes to NIO's decoder (it traps past that); at least 1.
+        var bounded = options
+        bounded.maximumMessageSize = min(max(1, options.maximumMessageSize), Int(UInt32.max))
+        let options = bounded
         let url = try Self.httpURL(forWebSocket: request.url)
         let target = try RequestTarget(url: url)
         let proxy = try configuration.proxy(for: target)

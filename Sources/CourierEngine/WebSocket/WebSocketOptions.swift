@@ -1,7 +1,8 @@
 /// How the engine runs a WebSocket once it is open.
 public struct WebSocketOptions: Sendable {
     /// The largest message (fragments joined, after inflation) accepted; a larger one closes
-    /// the socket with 1009. 1 MiB by default, as `URLSessionWebSocketTask`'s.
+    /// the socket with 1009. 1 MiB by default, as `URLSessionWebSocketTask`'s. Taken between 1
+    /// and 2^32-1 bytes.
     public var maximumMessageSize: Int = 1 << 20
     /// Sends a ping this often; nil: no automatic pings.
     public var pingInterval: Duration?

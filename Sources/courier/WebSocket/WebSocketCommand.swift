@@ -90,7 +90,7 @@ struct WebSocketCommand: AsyncParsableCommand {
         let pinger: Task<Void, Never>? = ping.map { seconds in
             Task {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                    try? await Task.sleep(for: SecondsOption.duration(seconds))
                     guard let roundTrip = try? await socket.sendPing() else { return }
                     if verbose { StandardStreams.writeError(Data("* pong in \(roundTrip)\n".utf8)) }
                 }

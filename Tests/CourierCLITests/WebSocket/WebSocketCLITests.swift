@@ -64,6 +64,16 @@ struct WebSocketCLITests {
         #expect(badScheme.status == 2, "\(badScheme)")
     }
 
+    @Test(arguments: ["1e300", "inf"])
+    func aHugePingIntervalIsClampedNotACrash(interval: String) async throws {
+        try await TestServer.withRunning { server in
+            let run = try await CourierProcess.run(
+                ["ws", "--ping", interval, wsURL(server, "/ws/echo")], stdin: .pipe(Data("hi\n".utf8)))
+            #expect(run.status == 0, "\(run)")
+            #expect(run.output == "hi\n", "\(run)")
+        }
+    }
+
     @Test func verbosePrintsTheHandshake() async throws {
         try await TestServer.withRunning { server in
             let run = try await CourierProcess.run(["ws", "-v", wsURL(server, "/ws/echo")], stdin: .pipe(Data("hi\n".utf8)))

@@ -119,42 +119,18 @@ struct EngineHTTP2HostileServerTests {
     /// error. The GET has ended its side of the stream (NIOHTTP2 no longer tracks its window),
     /// yet the stream is reset with `FLOW_CONTROL_ERROR` and the request fails naming it.
     @Test func aStreamWindowUpdatePastTheMaximumResetsTheStream() async throws {
-        let server = try await RawHTTP2Server.start(.streamWindowOverflow)
-        var configuration = EngineConfiguration()
-        configuration.httpVersion = .http2PriorKnowledge
-        let engine = try HTTPEngine(configuration: configuration)
-        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/get"))
-        let error = await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: .seconds(10))) }
-        guard case .http2ProtocolViolation(let violation) = error else {
-            Issue.record("expected an HTTP/2 protocol violation, got \(String(describing: error))")
-            await engine.shutdown()
-            try await server.close()
-            return
-        }
+        guard let violation = try await violation(from: .streamWindowOverflow) else { return }
         #expect(violation.endedBy == .courier)
         #expect(violation.scope == .stream)
         #expect(violation.errorCode == "FLOW_CONTROL_ERROR")
         #expect(violation.name == "InvalidFlowControlWindowSize")
         #expect(violation.description.hasPrefix("Courier reset the HTTP/2 stream: "))
-        await engine.shutdown()
-        try await server.close()
     }
 
     /// A response head without `:status` is malformed (RFC 9113 §8.1.1): Courier resets the
     /// stream, and says so, naming the violation, instead of blaming the server for a reset.
     @Test func aMalformedResponseHeadIsAResetByCourier() async throws {
-        let server = try await RawHTTP2Server.start(.headWithoutStatus)
-        var configuration = EngineConfiguration()
-        configuration.httpVersion = .http2PriorKnowledge
-        let engine = try HTTPEngine(configuration: configuration)
-        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/get"))
-        let error = await engineError { _ = try await engine.collect(EngineRequest(url: url, idleTimeout: .seconds(10))) }
-        await engine.shutdown()
-        try await server.close()
-        guard case .http2ProtocolViolation(let violation) = error else {
-            Issue.record("expected an HTTP/2 protocol violation, got \(String(describing: error))")
-            return
-        }
+        guard let violation = try await violation(from: .headWithoutStatus) else { return }
         #expect(violation.endedBy == .courier)
         #expect(violation.scope == .stream)
         #expect(violation.description.hasPrefix("Courier reset the HTTP/2 stream: "), "\(violation)")
@@ -164,7 +140,17 @@ struct EngineHTTP2HostileServerTests {
     /// A connection-level `WINDOW_UPDATE` past 2³¹−1 is a connection error: NIOHTTP2 already
     /// answers `GOAWAY` `FLOW_CONTROL_ERROR`; the request fails naming Courier and the violation.
     @Test func aConnectionWindowUpdatePastTheMaximumClosesTheConnection() async throws {
-        let server = try await RawHTTP2Server.start(.connectionWindowOverflow)
+        guard let violation = try await violation(from: .connectionWindowOverflow) else { return }
+        #expect(violation.endedBy == .courier)
+        #expect(violation.scope == .connection)
+        #expect(violation.name == "InvalidFlowControlWindowSize")
+        #expect(!violation.description.contains(".swift"))
+    }
+
+    /// The HTTP/2 violation a GET to a `behaviour` server fails with (over h2c prior knowledge);
+    /// nil, with an issue recorded, when it fails otherwise or not at all.
+    private func violation(from behaviour: Behaviour) async throws -> HTTP2ProtocolViolation? {
+        let server = try await RawHTTP2Server.start(behaviour)
         var configuration = EngineConfiguration()
         configuration.httpVersion = .http2PriorKnowledge
         let engine = try HTTPEngine(configuration: configuration)
@@ -174,12 +160,9 @@ struct EngineHTTP2HostileServerTests {
         try await server.close()
         guard case .http2ProtocolViolation(let violation) = error else {
             Issue.record("expected an HTTP/2 protocol violation, got \(String(describing: error))")
-            return
+            return nil
         }
-        #expect(violation.endedBy == .courier)
-        #expect(violation.scope == .connection)
-        #expect(violation.name == "InvalidFlowControlWindowSize")
-        #expect(!violation.description.contains(".swift"))
+        return violation
     }
 
     @Test func aServerAllowingNoStreamsTimesRequestsOut() async throws {

@@ -190,6 +190,21 @@ struct WebSocketEchoTests {
         }
     }
 
+    /// A caller's limit past what a frame can carry (NIO's decoder traps past 2^32-1) or below 1
+    /// is brought into range, not a crash: the socket opens and echoes.
+    @Test(arguments: [Int.max, Int(UInt32.max) + 1, 0, -1])
+    func anOutOfRangeMessageLimitIsBroughtIntoRange(limit: Int) async throws {
+        try await withEngine { engine, server in
+            var options = WebSocketOptions()
+            options.maximumMessageSize = limit
+            options.perMessageDeflate = false  // the 1-byte echo must fit a 1-byte limit as it is
+            let socket = try await openSocket(engine, server, "/ws/echo", options: options)
+            try await socket.send(.text("x"))
+            #expect(try await socket.receive() == .text("x"))
+            await socket.close()
+        }
+    }
+
     @Test func aMessageLargerThanTheLimitClosesWith1009() async throws {
         try await withEngine { engine, server in
             var options = WebSocketOptions()
