@@ -18,7 +18,8 @@ final class WebSocketTaskRunner: TaskDriver {
         case created
         case opening
         case open(WebSocketConnection)
-        case ended
+        /// The task completed; the socket it had, if it opened (its unread messages stay readable).
+        case ended(WebSocketConnection?)
     }
 
     private struct State {
@@ -208,7 +209,11 @@ final class WebSocketTaskRunner: TaskDriver {
                     return nil
                 case .created:
                     return .failure(CourierError.webSocketFailed(url: url, error: .closed(code: 0, reason: "the task was not resumed")))
-                case .ended:
+                case .ended(let socket?):
+                    // The task completed (its socket closed): what arrived before the close is
+                    // still read, then the socket's end.
+                    return .success(socket)
+                case .ended(nil):
                     return .failure(state.endError ?? CourierError.webSocketFailed(
                         url: url, error: .closed(code: state.closeCode, reason: "")))
                 }
@@ -327,7 +332,7 @@ final class WebSocketTaskRunner: TaskDriver {
     private func end(error: CourierError?, response: HTTPURLResponse?) {
         let waiters: [CheckedContinuation<WebSocketConnection, any Error>]? = state.withLock { state in
             if case .ended = state.phase { return nil }
-            state.phase = .ended
+            if case .open(let socket) = state.phase { state.phase = .ended(socket) } else { state.phase = .ended(nil) }
             state.endError = error
             defer { state.waiters = [] }
             return state.waiters

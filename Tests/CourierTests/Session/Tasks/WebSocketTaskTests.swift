@@ -185,6 +185,25 @@ struct WebSocketTaskTests {
         }
     }
 
+    /// Messages that arrived before the server's close are still read after the task completed.
+    @Test func messagesBeforeTheCloseAreReadAfterTheTaskCompleted() async throws {
+        try await TestServer.withRunning { server in
+            let frames = ["one", "two", "three"].flatMap { ServerFrame.bytes(.text, Array($0.utf8)) } + ServerFrame.bytes(.close, [0x03, 0xE8])
+            var configuration = SessionConfiguration()
+            configuration.webSocket.perMessageDeflate = false
+            let socket = URLSessionManager(configuration: configuration)
+                .webSocketTask(with: try wsURL(server, "/ws/raw?frames=\(ServerFrame.base64URL(frames))"))
+            socket.resume()
+            try await eventually(within: 10) { socket.state == .completed }
+            var texts: [String] = []
+            for try await message in socket.messages {
+                if case .string(let text) = message { texts.append(text) }
+            }
+            #expect(texts == ["one", "two", "three"])
+            #expect(socket.closeCode == .normalClosure)
+        }
+    }
+
     @Test func aServerCloseWithAnApplicationCodeFailsTheTaskNamingIt() async throws {
         try await TestServer.withRunning { server in
             let socket = URLSessionManager().webSocketTask(with: try wsURL(server, "/ws/close?code=4000&reason=gone"))
