@@ -141,7 +141,7 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// address literal (the text given).
     case invalidReachabilityAddress(String)
     /// A WebSocket's opening handshake was refused: the server answered with another status
-    /// than `101` (`response` says which), redirected it (a WebSocket follows no redirect, as in
+    /// than `101` (`200` for a socket that is an HTTP/2 stream; `response` says which), redirected it (a WebSocket follows no redirect, as in
     /// browsers), or sent a `101` that does not complete the handshake (a wrong
     /// `Sec-WebSocket-Accept`, a subprotocol or extension that was not offered). `reason` says which.
     case webSocketHandshakeFailed(response: HTTPURLResponse?, reason: String)

@@ -162,7 +162,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     /// `127.0.0.1:8080` or `[::1]:8080` for a listening address.
-    private static func authority(of address: SocketAddress?) -> String {
+    static func authority(of address: SocketAddress?) -> String {
         guard let address, let ip = address.ipAddress, let port = address.port else { return "localhost" }
         return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
     }

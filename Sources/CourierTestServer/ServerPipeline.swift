@@ -6,7 +6,8 @@ import Synchronization
 /// Builds a server connection's HTTP pipeline once its protocol is known: HTTP/1.1 (the codec,
 /// the raw writer for faults, ``HTTPConnectionHandler``) or HTTP/2 (each stream gets the
 /// HTTP/2-to-HTTP/1 codec in front of the same ``HTTPConnectionHandler``, so every endpoint
-/// answers on both; ``HTTP2FaultHandler`` serves the `/h2/…` fault endpoints).
+/// answers on both; ``HTTP2FaultHandler`` serves the `/h2/…` fault endpoints, and
+/// ``WebSocketStreamAcceptor`` the WebSocket endpoints as extended-CONNECT streams).
 struct ServerPipeline: Sendable {
     let router: RequestRouter
     let registry: ConnectionRegistry
@@ -31,6 +32,9 @@ struct ServerPipeline: Sendable {
             HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 20),
             HTTP2Setting(parameter: .initialWindowSize, value: max(0, min(options.initialWindowSize, Int(Int32.max)))),
         ]
+        if options.webSockets {
+            connection.initialSettings.append(HTTP2Setting(parameter: .enableConnectProtocol, value: 1))
+        }
         // Tests reset and refuse many streams on purpose.
         connection.maximumConnectionGlitches = 100_000
         var stream = NIOHTTP2Handler.StreamConfiguration()
@@ -42,6 +46,7 @@ struct ServerPipeline: Sendable {
         let streams = StreamCounter()
         let (router, registry, scheme) = (self.router, self.registry, self.scheme)
         let goAwayAfter = options.goAwayAfterStreams
+        let webSockets = options.webSockets
         let rawWriter = RawWriter()
         try channel.pipeline.syncOperations.addHandler(rawWriter)
         let loopRawWriter = NIOLoopBound(rawWriter, eventLoop: channel.eventLoop)
@@ -55,6 +60,9 @@ struct ServerPipeline: Sendable {
                 let sync = streamChannel.pipeline.syncOperations
                 // After a GOAWAY, the server refuses every later stream without processing it.
                 let refused = goAwayAfter.map { number > $0 } ?? false
+                if webSockets {
+                    try sync.addHandler(WebSocketStreamAcceptor(registry: registry, scheme: scheme))
+                }
                 try sync.addHandler(HTTP2FaultHandler(registry: registry, rawWriter: loopRawWriter.value, refuse: refused))
                 try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                 try sync.addHandler(

@@ -70,18 +70,24 @@ public final class TestServer: Sendable {
         /// Plain `http` speaks HTTP/2 with prior knowledge (h2c) instead of HTTP/1.1.
         /// Default `false`.
         public var cleartext: Bool
+        /// Announces `SETTINGS_ENABLE_CONNECT_PROTOCOL = 1` and serves the `/ws/…` endpoints
+        /// as RFC 8441 extended-CONNECT streams. Default `true`; `false` leaves WebSockets to
+        /// HTTP/1.1.
+        public var webSockets: Bool
 
         /// Creates options; every parameter has the default documented on its property.
         public init(
             maximumConcurrentStreams: Int = 100,
             initialWindowSize: Int = 65_535,
             goAwayAfterStreams: Int? = nil,
-            cleartext: Bool = false
+            cleartext: Bool = false,
+            webSockets: Bool = true
         ) {
             self.maximumConcurrentStreams = maximumConcurrentStreams
             self.initialWindowSize = initialWindowSize
             self.goAwayAfterStreams = goAwayAfterStreams
             self.cleartext = cleartext
+            self.webSockets = webSockets
         }
     }
 

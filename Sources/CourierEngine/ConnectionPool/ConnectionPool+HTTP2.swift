@@ -42,6 +42,17 @@ extension ConnectionPool {
         }
     }
 
+    /// An open HTTP/2 connection for `key` whose server allows extended CONNECT (RFC 8441),
+    /// with a stream leased for a WebSocket; nil when there is none with a free stream now.
+    /// The stream is released when the one ``HTTP2Connection/openStream(_:)`` opens closes.
+    func leaseExtendedConnectStream(for key: ConnectionKey) -> HTTP2Connection? {
+        state.withLock { state in
+            let connections = state.http2Connections
+            let id = state.machine.leaseFreeStream(for: key) { connections[$0]?.extendedConnect.isEnabled == true }
+            return id.flatMap { connections[$0] }
+        }
+    }
+
     private func http2StreamEnded(_ connection: HTTP2Connection) {
         let action = state.withLock { $0.machine.http2StreamReleased(connection.id) }
         perform(action, http2: connection)

@@ -365,6 +365,23 @@ struct ConnectionPoolStateMachine {
         return (result ?? nil) ?? (.none, nil)
     }
 
+    /// A stream on an open HTTP/2 connection of `key` for something that does not wait for
+    /// one (a WebSocket that would otherwise open its own connection): the live connection
+    /// with the most free streams among those `accepts` lets through, leased; nil when none
+    /// has a free stream now. Released with ``http2StreamReleased(_:)``.
+    mutating func leaseFreeStream(for key: ConnectionKey, where accepts: (ConnectionID) -> Bool) -> ConnectionID? {
+        guard !isShutDown else { return nil }
+        return withHost(key) { host -> ConnectionID? in
+            var best: (id: ConnectionID, free: Int)?
+            for (id, state) in host.http2 where !state.goingAway && state.freeStreams > (best?.free ?? 0) && accepts(id) {
+                best = (id, state.freeStreams)
+            }
+            guard let id = best?.id else { return nil }
+            host.http2[id]?.activeStreams += 1
+            return id
+        } ?? nil
+    }
+
     /// After an HTTP/1.1 connection came up for a key that was probing for HTTP/2: how many
     /// more connections to open now for the requests still queued (each counted as opening).
     mutating func additionalHTTP1Connections(for key: ConnectionKey) -> Int {

@@ -21,6 +21,8 @@ final class HTTP2Connection: Sendable {
     private let multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>
     private let observer: NIOLoopBound<HTTP2ConnectionObserver>
     private let settings: StreamSettings
+    /// Whether the server allows RFC 8441 extended CONNECT streams (WebSockets).
+    let extendedConnect: HTTP2ExtendedConnectSupport
     private let state: Mutex<State>
     /// Requests submitted from off the loop, waiting for the task that starts them (queued
     /// by the submit that found this empty; that task empties it).
@@ -65,6 +67,7 @@ final class HTTP2Connection: Sendable {
         self.eventLoop = channel.eventLoop
         self.multiplexer = multiplexer
         self.observer = observer
+        self.extendedConnect = observer.value.extendedConnect
         self.settings = settings
         self.state = Mutex(State())
     }
@@ -200,6 +203,39 @@ final class HTTP2Connection: Sendable {
                 if callbacks.retry(execution) { return }
                 execution.finish(.failure(EngineErrorMapping.map(error, host: settings.host)), metrics: nil)
             }
+        }
+    }
+
+    /// The connection's facts (addresses, TLS, setup timings) as its streams report them.
+    var info: ConnectionInfo { settings.info }
+
+    /// Opens a stream that is not a request (an RFC 8441 extended CONNECT: a WebSocket), its
+    /// pipeline set up by `initialize`. The pool has leased the stream: it is released when
+    /// the stream's channel closes, or at once when the stream cannot be opened.
+    func openStream(
+        _ initialize: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+    ) -> EventLoopFuture<any Channel> {
+        eventLoop.flatSubmit {
+            let callbacks = self.state.withLock { state in
+                state.idle.markBusy()
+                state.streamsStarted += 1
+                return state.callbacks
+            }
+            let promise = self.eventLoop.makePromise(of: (any Channel).self)
+            if self.observer.value.goingAway || self.observer.value.isClosed {
+                promise.fail(EngineErrorMapping.http2StreamRefused)
+            } else {
+                self.multiplexer.value.createStreamChannel(promise: promise, initialize)
+            }
+            promise.futureResult.whenComplete { result in
+                switch result {
+                case .success(let stream):
+                    stream.closeFuture.whenComplete { _ in callbacks?.streamEnded() }
+                case .failure:
+                    callbacks?.streamEnded()
+                }
+            }
+            return promise.futureResult
         }
     }
 

@@ -4,7 +4,8 @@ import NIOHTTP2
 /// Watches an HTTP/2 connection's control frames after `NIOHTTP2Handler`, whose inline stream
 /// multiplexer hands streams' frames to their stream channels and passes on only the
 /// connection's own (stream 0): the server's first SETTINGS makes the connection ready, later
-/// ones change `SETTINGS_MAX_CONCURRENT_STREAMS`, `GOAWAY` stops new streams, and the channel's
+/// ones change `SETTINGS_MAX_CONCURRENT_STREAMS` (and `SETTINGS_ENABLE_CONNECT_PROTOCOL` says
+/// whether WebSockets may open as streams), `GOAWAY` stops new streams, and the channel's
 /// end is reported once. Everything passes through.
 ///
 /// Event-loop confined; the callbacks are set before the first request and run on the loop.
@@ -28,6 +29,8 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
     private(set) var isClosed = false
     /// An upper bound on streams from the configuration (the server's value is used when lower).
     let streamCap: Int
+    /// Whether the server allows extended CONNECT (RFC 8441), from its SETTINGS.
+    let extendedConnect = HTTP2ExtendedConnectSupport()
 
     var onSettingsChanged: ((Int) -> Void)?
     var onGoAway: (() -> Void)?
@@ -55,6 +58,9 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
             case .settings(.settings(let settings)):
                 if let window = settings.last(where: { $0.parameter == .initialWindowSize }) {
                     peerInitialWindowSize = window.value
+                }
+                if let connect = settings.last(where: { $0.parameter == .enableConnectProtocol }) {
+                    extendedConnect.record(connect.value)
                 }
                 let announced = settings.last(where: { $0.parameter == .maxConcurrentStreams }).map { Int($0.value) }
                 if maximumStreams == nil {

@@ -14,9 +14,16 @@ public enum WebSocketOpening: Sendable {
 }
 
 extension HTTPEngine {
-    /// Opens a WebSocket to `request.url` (`ws`, `wss`, or `http`/`https` standing for them)
-    /// over a new HTTP/1.1 connection (RFC 6455 §4), through the engine's proxy, TLS settings
-    /// and verifier, as a request would. The connection belongs to the socket, not the pool.
+    /// Opens a WebSocket to `request.url` (`ws`, `wss`, or `http`/`https` standing for them).
+    ///
+    /// When the engine already has an HTTP/2 connection to the origin whose server allows
+    /// extended CONNECT (`SETTINGS_ENABLE_CONNECT_PROTOCOL`), and
+    /// ``WebSocketOptions/allowsHTTP2`` is on, the socket is a stream of that connection (RFC
+    /// 8441), with HTTP/2 flow control; it holds one of the connection's streams until it
+    /// closes. Otherwise (or when that stream ends before the server answers) it opens a new
+    /// HTTP/1.1 connection and upgrades it (RFC 6455 §4), through the engine's proxy, TLS
+    /// settings and verifier, as a request would; that connection belongs to the socket, not
+    /// the pool.
     ///
     /// `request.headers` go with the handshake (the handshake's own fields replace any of
     /// theirs); `request.deadline` (else `idleTimeout`, else the configuration's) bounds the
@@ -41,6 +48,13 @@ extension HTTPEngine {
         try handshake.apply(to: &requestHead.headers)
         let head = requestHead
 
+        if options.allowsHTTP2, let http2 = pool.leaseExtendedConnectStream(for: key),
+            let opening = try await openWebSocketStream(
+                on: http2, head: head, handshake: handshake, scheme: key.scheme.rawValue, options: options,
+                deadline: deadline, fetchStart: fetchStart)
+        {
+            return opening
+        }
         let connection = try await webSocketFactory().makeConnection(
             id: .init(raw: -1), key: key, deadline: min(deadline, .now() + configuration.connectTimeout))
         guard case .http1(let http1) = connection else {

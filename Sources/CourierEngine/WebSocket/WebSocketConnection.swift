@@ -14,14 +14,15 @@ public import NIOHTTP1
 public final class WebSocketConnection: Sendable {
     /// The handshake request as it was sent (the request's fields and the handshake's own).
     public let requestHead: HTTPRequestHead
-    /// The server's `101 Switching Protocols`.
+    /// The server's `101 Switching Protocols`, or its `200` when the socket is an HTTP/2
+    /// stream (RFC 8441; ``metrics`` then names `h2`).
     public let responseHead: HTTPResponseHead
     /// The subprotocol the server chose from those offered, if any.
     public let negotiatedProtocol: String?
     /// The permessage-deflate parameters, when the server agreed to compress.
     public let perMessageDeflate: PerMessageDeflate?
     /// The opening's timings: name lookup, connect, TLS, and the handshake (request start to
-    /// the `101`'s arrival, `requestStart`…`responseStart`).
+    /// the answer's arrival, `requestStart`…`responseStart`).
     public let metrics: EngineMetrics
 
     private let channel: any Channel

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOHPACK
 import NIOHTTP1
 
 /// RFC 6455 §4's opening handshake from the client's side, as values: the request's fields,
@@ -57,6 +58,32 @@ struct WebSocketHandshake: Sendable {
         }
     }
 
+    /// The fields of an RFC 8441 extended CONNECT opening the socket as an HTTP/2 stream:
+    /// the pseudo-header fields (`:protocol websocket`), the version, the subprotocols and
+    /// the extension offer, then `head`'s own fields in lower case, without the ones HTTP/2
+    /// forbids or the handshake sets itself (RFC 9113 §8.2.2).
+    func extendedConnectHeaders(for head: HTTPRequestHead, scheme: String) throws(WebSocketError) -> HPACKHeaders {
+        var own = HTTPHeaders()
+        try apply(to: &own)
+        var headers = HPACKHeaders()
+        headers.add(name: ":method", value: "CONNECT")
+        headers.add(name: ":protocol", value: "websocket")
+        headers.add(name: ":scheme", value: scheme)
+        headers.add(name: ":authority", value: head.headers.first(name: "host") ?? "")
+        headers.add(name: ":path", value: head.uri.isEmpty ? "/" : head.uri)
+        for (name, value) in own where !["upgrade", "connection", "sec-websocket-key"].contains(name.lowercased()) {
+            headers.add(name: name.lowercased(), value: value)
+        }
+        let excluded: Set<String> = [
+            "host", "connection", "upgrade", "keep-alive", "proxy-connection", "transfer-encoding", "te",
+            "sec-websocket-key", "sec-websocket-version", "sec-websocket-protocol", "sec-websocket-extensions",
+        ]
+        for (name, value) in head.headers where !excluded.contains(name.lowercased()) {
+            headers.add(name: name.lowercased(), value: value)
+        }
+        return headers
+    }
+
     /// Whether `head` (a `101`) completes the handshake: `Upgrade: websocket`, `Connection:
     /// Upgrade`, the right `Sec-WebSocket-Accept`, a subprotocol that was offered (or none),
     /// and an extension answer that is valid for what was offered (RFC 6455 §4.1, RFC 7692 §5).
@@ -79,6 +106,21 @@ struct WebSocketHandshake: Sendable {
             let got = accepts.isEmpty ? "none" : accepts.joined(separator: ", ")
             throw .handshakeFailed("the server's Sec-WebSocket-Accept is \(got), expected \(expected)")
         }
+        return try negotiated(with: headers)
+    }
+
+    /// Whether an RFC 8441 extended CONNECT's response completes the handshake: a `2xx`
+    /// (the stream is the socket; no `Upgrade` or `Sec-WebSocket-Accept` there), a subprotocol
+    /// that was offered (or none), and a valid extension answer.
+    func agreement(withExtendedConnectResponse head: HTTPResponseHead) throws(WebSocketError) -> Agreement {
+        guard (200..<300).contains(head.status.code) else {
+            throw .handshakeFailed("the server answered \(head.status.code), not 200")
+        }
+        return try negotiated(with: head.headers)
+    }
+
+    /// The subprotocol and permessage-deflate the server's fields choose, checked against the offer.
+    private func negotiated(with headers: HTTPHeaders) throws(WebSocketError) -> Agreement {
         var agreement = Agreement()
         let chosen = headers["sec-websocket-protocol"].flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -13,10 +13,14 @@ public struct WebSocketOptions: Sendable {
     public var closeTimeout: Duration = .seconds(5)
     /// Whether to offer RFC 7692 permessage-deflate.
     public var perMessageDeflate = true
+    /// Whether the socket may be a stream of an HTTP/2 connection the engine already has to
+    /// the origin, when its server allows it (RFC 8441); otherwise every socket opens its own
+    /// HTTP/1.1 connection.
+    public var allowsHTTP2 = true
     /// The subprotocols offered in `Sec-WebSocket-Protocol`, preferred first.
     public var protocols: [String] = []
 
     /// The defaults: 1 MiB messages, no automatic pings, a 30 s pong timeout, a 5 s close
-    /// wait, permessage-deflate offered, no subprotocol.
+    /// wait, permessage-deflate offered, HTTP/2 streams allowed, no subprotocol.
     public init() {}
 }

@@ -5,7 +5,8 @@ import NIOHTTP1
 /// What a `/ws/…` endpoint does once its handshake is answered, as a value the router
 /// returns; ``TestWebSocketHandler`` carries it out.
 ///
-/// Endpoints (over HTTP/1.1 Upgrade; every one echoes what it receives unless it says otherwise):
+/// Endpoints, over an HTTP/1.1 Upgrade and over HTTP/2 as RFC 8441 extended-CONNECT streams
+/// (every one echoes what it receives unless it says otherwise):
 /// - `/ws/echo`: echoes text and binary messages; answers pings and closes.
 /// - `/ws/close?code=N&reason=R`: closes with `N` and `R` right after the handshake.
 /// - `/ws/ping?count=N`: sends `N` pings (payloads `ping-1`…) first.
@@ -45,35 +46,57 @@ struct WebSocketEndpoint {
     /// The negotiated permessage-deflate answer (parameters), nil when not negotiated.
     var deflate: [String]?
 
-    /// The reply to a `/ws/…` request: a `400` when it is not a WebSocket handshake, a `404`
-    /// for an unknown endpoint, else the upgrade.
+    /// The reply to a `/ws/…` request over HTTP/1.1: a `400` when it is not a WebSocket
+    /// handshake, a `404` for an unknown endpoint, else the upgrade.
     static func reply(to request: ServerRequest, _ path: [String]) -> ServerReply {
         let headers = request.headers
         guard headers["upgrade"].contains(where: { $0.lowercased() == "websocket" }),
-            headers.first(name: "sec-websocket-version") == "13",
             let key = headers.first(name: "sec-websocket-key"), Data(base64Encoded: key)?.count == 16
         else {
             return .text("A WebSocket endpoint: send a WebSocket handshake (Upgrade: websocket, version 13)\n", status: .badRequest)
         }
+        switch accept(request, path) {
+        case .refuse(let reply):
+            return reply
+        case .accept(let endpoint):
+            var response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            response += "Sec-WebSocket-Accept: \(endpoint.badAccept ? accept(for: key + "x") : accept(for: key))\r\n"
+            for (name, value) in endpoint.answerFields { response += "\(name): \(value)\r\n" }
+            response += "\r\n"
+            return .webSocket(response: Array(response.utf8), endpoint)
+        }
+    }
+
+    /// What a handshake to a `/ws/…` path comes to, over either protocol.
+    enum Decision {
+        /// Not accepted: this answer (a 400, 401 or 404).
+        case refuse(ServerReply)
+        /// Accepted, with the subprotocol and permessage-deflate answers chosen.
+        case accept(WebSocketEndpoint)
+    }
+
+    /// Checks the version and the credentials a path asks for, finds the endpoint, and chooses
+    /// the subprotocol and the permessage-deflate answer.
+    static func accept(_ request: ServerRequest, _ path: [String]) -> Decision {
+        let headers = request.headers
+        guard headers.first(name: "sec-websocket-version") == "13" else {
+            return .refuse(.text("A WebSocket endpoint: send a WebSocket handshake (version 13)\n", status: .badRequest))
+        }
         let query = Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         if path.count == 3, path[0] == "basic-auth" {
             guard let credentials = AuthEndpoints.basicCredentials(request), credentials == (path[1], path[2]) else {
-                return .empty(.unauthorized, headers: ["WWW-Authenticate": "Basic realm=\"ws\""])
+                return .refuse(.empty(.unauthorized, headers: ["WWW-Authenticate": "Basic realm=\"ws\""]))
             }
         }
+        let found: WebSocketEndpoint?
         if path == ["headers"] {
-            return upgrade(request, key: key, query: query, WebSocketEndpoint(behaviour: .sendFirst(String(decoding: request.headersJSON.encoded, as: UTF8.self))))
+            found = WebSocketEndpoint(behaviour: .sendFirst(String(decoding: request.headersJSON.encoded, as: UTF8.self)))
+        } else {
+            found = endpoint(path, query: query)
         }
-        guard let endpoint = endpoint(path, query: query) else {
-            return .text("No such WebSocket endpoint\n", status: .notFound)
+        guard var endpoint = found else {
+            return .refuse(.text("No such WebSocket endpoint\n", status: .notFound))
         }
-        return upgrade(request, key: key, query: query, endpoint)
-    }
-
-    /// The `101` for `endpoint`, with the subprotocol and permessage-deflate answers.
-    private static func upgrade(_ request: ServerRequest, key: String, query: [String: String], _ endpoint: WebSocketEndpoint) -> ServerReply {
-        var endpoint = endpoint
-        let headers = request.headers
         let offered = headers["sec-websocket-protocol"].flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
         if query["protocol"] != "none" { endpoint.subprotocol = offered.first }
@@ -81,15 +104,15 @@ struct WebSocketEndpoint {
         if offersDeflate, query["deflate"] != "off" {
             endpoint.deflate = (query["deflate"] ?? "").split(separator: ",").map(String.init)
         }
-        var response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        let accept = endpoint.badAccept ? accept(for: key + "x") : accept(for: key)
-        response += "Sec-WebSocket-Accept: \(accept)\r\n"
-        if let subprotocol = endpoint.subprotocol { response += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
-        if let deflate = endpoint.deflate {
-            response += "Sec-WebSocket-Extensions: " + (["permessage-deflate"] + deflate).joined(separator: "; ") + "\r\n"
-        }
-        response += "\r\n"
-        return .webSocket(response: Array(response.utf8), endpoint)
+        return .accept(endpoint)
+    }
+
+    /// The answer's `Sec-WebSocket-Protocol` and `Sec-WebSocket-Extensions` fields.
+    var answerFields: [(String, String)] {
+        var fields: [(String, String)] = []
+        if let subprotocol { fields.append(("Sec-WebSocket-Protocol", subprotocol)) }
+        if let deflate { fields.append(("Sec-WebSocket-Extensions", (["permessage-deflate"] + deflate).joined(separator: "; "))) }
+        return fields
     }
 
     /// base64(SHA-1(key + RFC 6455's GUID)).

@@ -42,6 +42,28 @@ struct ConnectionPoolHTTP2StateMachineTests {
         #expect(machine.idleTimeoutFired(id) == .close(id))
     }
 
+    @Test func aWebSocketTakesAFreeStreamOnlyFromAConnectionThatAcceptsIt() {
+        var machine = machine()
+        // Nothing open yet: the socket opens its own connection (nothing is queued for it).
+        #expect(machine.leaseFreeStream(for: key) { _ in true } == nil)
+        _ = machine.requestConnection(for: key, waiter: waiter(1), mayUseHTTP2: true)
+        let id = machine.makeConnectionID()
+        _ = machine.http2ConnectionEstablished(id, key: key, maximumStreams: 2)
+        #expect(machine.leaseFreeStream(for: key) { _ in false } == nil, "a server without extended CONNECT")
+        #expect(machine.leaseFreeStream(for: key) { $0 == id } == id)
+        // Both streams busy (the request and the socket): the next socket gets none, and a
+        // request waits as usual.
+        #expect(machine.leaseFreeStream(for: key) { _ in true } == nil)
+        #expect(machine.requestConnection(for: key, waiter: waiter(2), mayUseHTTP2: true) == .enqueued)
+        // The socket closes: its stream goes to the waiting request; then both end and it parks.
+        #expect(machine.http2StreamReleased(id) == .leaseStreams(id, to: [waiter(2)]))
+        #expect(machine.http2StreamReleased(id) == .none)
+        #expect(machine.http2StreamReleased(id) == .park(id))
+        // A connection going away takes no socket.
+        _ = machine.http2GoAwayReceived(id)
+        #expect(machine.leaseFreeStream(for: key) { _ in true } == nil)
+    }
+
     @Test func raisedStreamLimitLeasesMoreWaiters() {
         var machine = machine()
         _ = machine.requestConnection(for: key, waiter: waiter(1), mayUseHTTP2: true)

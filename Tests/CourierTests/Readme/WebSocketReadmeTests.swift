@@ -66,6 +66,7 @@ struct WebSocketReadmeTests {
             configuration.webSocket.pongTimeout = .seconds(10)       // no pong: the connection is dropped (1006)
             configuration.webSocket.perMessageDeflate = true         // offer RFC 7692 (the default)
             configuration.webSocket.closeTimeout = .seconds(2)       // how long a close waits for the server's
+            configuration.webSocket.allowsHTTP2 = true               // a stream of an open HTTP/2 connection (the default)
             let manager = URLSessionManager(configuration: configuration)
             // The example ends
             let socket = manager.webSocketTask(with: try #require(URL(string: "ws://127.0.0.1:\(server.port)/ws/echo")))
@@ -73,6 +74,29 @@ struct WebSocketReadmeTests {
             try await socket.send(.string("configured"))
             #expect(try await socket.receive() == .string("configured"))
             #expect(socket.usesPerMessageDeflate)
+            socket.cancel(with: .normalClosure, reason: nil)
+        }
+    }
+
+    @Test("the article's HTTP/2 example: a socket is a stream of the request's connection")
+    func http2Example() async throws {
+        try await TestServer.withRunning(.init(tls: .valid)) { server in
+            var configuration = SessionConfiguration()
+            configuration.tls.additionalTrustRootsDER = [server.certificateAuthority.rootCertificateDER]
+            let api = try #require(URL(string: "https://localhost:\(server.port)"))
+            let live = try #require(URL(string: "wss://localhost:\(server.port)"))
+            // The example begins
+            let manager = URLSessionManager(configuration: configuration)
+            _ = try await manager.data(for: URLRequest(url: api.appendingPathComponent("get")))
+            let socket = manager.webSocketTask(with: live.appendingPathComponent("ws/echo"))
+            socket.resume()
+            try await socket.send(.string("over h2"))
+            print(socket.metrics?.networkProtocolName ?? "-")    // h2: a stream of the request's connection
+            // The example ends
+            #expect(try await socket.receive() == .string("over h2"))
+            #expect(socket.metrics?.networkProtocolName == "h2")
+            #expect(socket.response?.statusCode == 200)
+            #expect(server.connectionsAccepted == 1, "no connection of its own")
             socket.cancel(with: .normalClosure, reason: nil)
         }
     }

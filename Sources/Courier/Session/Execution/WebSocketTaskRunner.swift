@@ -271,6 +271,7 @@ final class WebSocketTaskRunner: TaskDriver {
         options.pongTimeout = configuration.pongTimeout
         options.closeTimeout = configuration.closeTimeout
         options.perMessageDeflate = configuration.perMessageDeflate
+        options.allowsHTTP2 = configuration.allowsHTTP2
         options.protocols = (request.value(forHTTPHeaderField: "Sec-WebSocket-Protocol") ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         do {
@@ -360,8 +361,9 @@ final class WebSocketTaskRunner: TaskDriver {
             return .webSocketHandshakeFailed(
                 response: response, reason: "the server redirected the handshake (\(code)) to \(location); a WebSocket follows no redirect")
         }
+        let expected = head.version.major == 2 ? "200 (an HTTP/2 WebSocket stream)" : "101 Switching Protocols"
         return .webSocketHandshakeFailed(
-            response: response, reason: "the server answered \(code) \(head.status.reasonPhrase), not 101 Switching Protocols")
+            response: response, reason: "the server answered \(code) \(head.status.reasonPhrase), not \(expected)")
     }
 
     /// `request` answering the 401's strongest challenge with the challenge block's credential

@@ -8,8 +8,10 @@ public struct WebSocketConfiguration: Sendable {
     /// Whether to offer RFC 7692 permessage-deflate (default true). Inflation is bounded by
     /// the task's ``WebSocketTask/maximumMessageSize``: a message that inflates past it is a 1009.
     public var perMessageDeflate = true
-    /// Whether a `wss` socket may use HTTP/2 (RFC 8441). Default true; sockets currently open
-    /// over HTTP/1.1 Upgrade whatever this says.
+    /// Whether a socket may be a stream of an HTTP/2 connection the session already has to
+    /// its origin (RFC 8441), when that server allows extended CONNECT. Default true. A socket
+    /// opens its own connection with an HTTP/1.1 Upgrade otherwise (no such connection, the
+    /// server does not allow it, or all its streams are busy).
     public var allowsHTTP2 = true
     /// How long a close waits for the server's close frame before the connection is closed
     /// anyway. Default 5 s.

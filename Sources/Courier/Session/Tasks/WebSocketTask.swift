@@ -2,12 +2,14 @@ public import Foundation
 import Synchronization
 
 /// A WebSocket run by a session manager: `URLSessionWebSocketTask`'s shape, on Courier's
-/// engine (RFC 6455, RFC 7692 compression).
+/// engine (RFC 6455, RFC 7692 compression). When the manager already has an HTTP/2 connection
+/// to the origin and its server allows it, the socket is a stream of that connection (RFC
+/// 8441) instead of a connection of its own (``WebSocketConfiguration/allowsHTTP2``).
 ///
 /// ``SessionTask/resume()`` opens it: the handshake goes through the manager's headers, cookie jar,
 /// interceptor, proxy, TLS settings and security policy (pinning included), and answers a
 /// 401 once with the session's credential or the challenge block. Its ``SessionTask/response`` is then
-/// the `101`, its ``SessionTask/metrics`` the opening's timings. Like every task it is in the manager's
+/// the `101` (over HTTP/2, the `200`), its ``SessionTask/metrics`` the opening's timings. Like every task it is in the manager's
 /// `tasks` while it runs, posts the resume and completion notifications and reaches the event
 /// monitors; it completes when the socket closes: without an error after a close with 1000,
 /// 1001 or no code, with ``CourierError/webSocketFailed(url:error:)`` otherwise.

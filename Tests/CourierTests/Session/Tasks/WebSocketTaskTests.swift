@@ -59,6 +59,34 @@ struct WebSocketTaskTests {
         }
     }
 
+    /// With an HTTP/2 connection already open (a request made it) the socket is one of its
+    /// streams, through the same pinned policy; `allowsHTTP2 = false` gives it its own.
+    @Test(arguments: [true, false])
+    func aSocketIsAStreamOfTheManagersHTTP2ConnectionUnlessToldOtherwise(allowsHTTP2: Bool) async throws {
+        try await TestServer.withRunning(.init(tls: .valid)) { server in
+            var configuration = SessionConfiguration()
+            configuration.tls.additionalTrustRootsDER = [try TestCertificateAuthority.shared.rootCertificateDER]
+            configuration.webSocket.allowsHTTP2 = allowsHTTP2
+            let manager = HTTPSessionManager(baseURL: URL(string: "https://localhost:\(server.port)"), configuration: configuration)
+            let intermediate = try Certificate(derEncoded: Data(try TestCertificateAuthority.shared.intermediateCertificateDER))
+            try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [intermediate]))
+            let warmUp = try await manager.get("get", serializer: JSONResponseSerializer())
+            #expect(warmUp.metrics?.networkProtocolName == "h2")
+
+            let socket = manager.webSocketTask(with: try #require(URL(string: "wss://localhost:\(server.port)/ws/echo")))
+            socket.resume()
+            try await socket.send(.string("which protocol"))
+            #expect(try await socket.receive() == .string("which protocol"))
+            #expect(socket.metrics?.networkProtocolName == (allowsHTTP2 ? "h2" : "http/1.1"))
+            #expect(socket.response?.statusCode == (allowsHTTP2 ? 200 : 101))
+            #expect(server.connectionsAccepted == (allowsHTTP2 ? 1 : 2))
+            socket.cancel(with: .normalClosure, reason: nil)
+            try await eventually(within: 10) { socket.state == .completed }
+            #expect(socket.error == nil)
+            #expect(server.webSocketClosesReceived == [1000])
+        }
+    }
+
     @Test func theHandshakeCarriesHeadersCookiesAndTheInterceptorsChanges() async throws {
         try await TestServer.withRunning { server in
             var configuration = SessionConfiguration()
