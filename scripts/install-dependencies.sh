@@ -5,8 +5,8 @@
 # tests read courier's peak memory from /usr/bin/time. iproute2: the reachability tests make
 # network namespaces and veth links with `ip`. curl: the cURLDescription and `courier --curl`
 # tests run the printed command with curl itself. python3 and python3-venv: the WebSocket
-# interop tests run the Python `websockets` library (PyPI, pinned) from a venv in
-# .build/python-venv as a peer that is not Courier.
+# interop tests run the Python `websockets` library and Hypercorn (PyPI, pinned) from a venv
+# in .build/python-venv as peers that are not Courier.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,10 +29,15 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
-# The WebSocket interop peer: Python's websockets library, in the package's own venv.
+# The WebSocket interop peers, in the package's own venv: Python's websockets library, and
+# Hypercorn (an ASGI server that serves WebSockets over HTTP/2 as RFC 8441 streams).
 venv=.build/python-venv
 websockets_version=15.0.1
-if ! "$venv/bin/python" -c "import websockets, sys; sys.exit(websockets.__version__ != '$websockets_version')" >/dev/null 2>&1; then
+hypercorn_version=0.18.0
+if ! "$venv/bin/python" -c "
+import sys, websockets
+from importlib.metadata import version
+sys.exit(websockets.__version__ != '$websockets_version' or version('hypercorn') != '$hypercorn_version')" >/dev/null 2>&1; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "websockets==$websockets_version"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "websockets==$websockets_version" "hypercorn==$hypercorn_version"
 fi

@@ -263,7 +263,15 @@ final class WebSocketChannelHandler: ChannelDuplexHandler {
         promise: EventLoopPromise<Void>?
     ) {
         let frame = WebSocketFrame(fin: true, rsv1: rsv1, opcode: opcode, maskKey: .random(), data: payload)
-        context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+        guard opcode == .connectionClose else {
+            context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+            return
+        }
+        // Nothing follows a close frame: over an HTTP/2 stream it carries END_STREAM (the event
+        // goes unanswered on a TCP connection, which the server closes first).
+        context.write(wrapOutboundOut(frame), promise: promise)
+        context.triggerUserOutboundEvent(HTTP2StreamBytesHandler.OutputEnds(), promise: nil)
+        context.flush()
     }
 
     /// A close frame's payload: the code, then the reason cut to fit 125 bytes on a character boundary.
