@@ -197,7 +197,7 @@ final class ConnectionPool: Sendable {
                     if let connection { pool.release(connection, reusable: reusable) }
                 },
                 onClosed: { pool.connectionClosed(id: id) },
-                onRetry: { execution in pool.retry(execution) }
+                onRetry: { execution, replay in pool.retry(execution, replay) }
             )
             let (action, waiter, extra) = pool.state.withLock { state in
                 let action = state.machine.connectionEstablished(connection.id, key: connection.key)
@@ -269,10 +269,11 @@ final class ConnectionPool: Sendable {
         notifyShutdownWaitersIfDone()
     }
 
-    /// A reused connection died under an idempotent request before any answer: send it once
-    /// more on another connection. Returns false when it must fail instead.
-    private func retry(_ execution: RequestExecution) -> Bool {
-        guard execution.mayRetry() else { return false }
+    /// A reused connection died under a request before any answer (the server had closed it
+    /// while it was idle): send it once more on another connection when `replay` allows it.
+    /// Returns false when it must fail instead.
+    private func retry(_ execution: RequestExecution, _ replay: ReplayEligibility) -> Bool {
+        guard execution.mayReplay(replay) else { return false }
         submit(execution)
         return true
     }

@@ -83,7 +83,7 @@ extension HTTP1Connection {
     func installCallbacks(
         onRequestEnded: @escaping @Sendable (Bool) -> Void,
         onClosed: @escaping @Sendable () -> Void,
-        onRetry: @escaping @Sendable (RequestExecution) -> Bool
+        onRetry: @escaping @Sendable (RequestExecution, ReplayEligibility) -> Bool
     ) {
         let handler = self.handler.value
         handler.onRequestEnded = onRequestEnded

@@ -254,7 +254,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     func start(_ execution: RequestExecution, reused: Bool) {
         guard let context, stateMachine.isIdle else {
             // The connection died between the pool's decision and now: a retry candidate.
-            fail(execution, .connectionLost("the connection closed before the request was sent"), retryable: reused)
+            fail(execution, .connectionLost("the connection closed before the request was sent"), replay: reused ? .unsent : .none)
             onRequestEnded?(false)
             return
         }
@@ -297,6 +297,15 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             headWritten.futureResult.assumeIsolated().whenFailure { [weak self] error in
                 guard let self, self.exchange === exchange else { return }
                 self.perform(self.stateMachine.errorCaught(self.mapError(error)))
+            }
+        } else if reused && !request.isIdempotent {
+            // Whether the head left decides whether the request may go again if the server
+            // closed this connection while it was idle: nothing written can be replayed.
+            let headWritten = context.eventLoop.makePromise(of: Void.self)
+            context.write(wrapOutboundOut(.head(head)), promise: headWritten)
+            headWritten.futureResult.assumeIsolated().whenFailure { [weak self] error in
+                guard let self, self.exchange === exchange else { return }
+                self.perform(self.stateMachine.requestHeadWriteFailed(self.mapError(error)))
             }
         } else {
             context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -361,7 +370,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             }
             onRequestEnded?(disposition == .returnToPool)
             exchange.execution.finish(.success(()), metrics: exchange.metrics)
-        case .failRequest(let error, _, let retryable):
+        case .failRequest(let error, _, let replay):
             guard let exchange = takeExchange() else { return }
             exchange.bodyPipe?.fail(error)
             context?.close(promise: nil)
@@ -369,7 +378,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             if exchange.metrics.responseEnd == nil, exchange.metrics.responseStart != nil {
                 exchange.metrics.responseEnd = Date()
             }
-            fail(exchange.execution, error, retryable: retryable, metrics: exchange.metrics)
+            fail(exchange.execution, error, replay: replay, metrics: exchange.metrics)
         case .closeConnection:
             context?.close(promise: nil)
         case .connectionClosed:
@@ -379,18 +388,21 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
-    /// Hook the pool sets to resubmit a retryable request; nil means "never retry".
-    var onRetry: ((RequestExecution) -> Bool)?
+    /// Hook the pool sets to send a failed request again on a new connection when it may
+    /// (returns whether it did); nil means "never".
+    var onRetry: ((RequestExecution, ReplayEligibility) -> Bool)?
 
     func fail(
         _ execution: RequestExecution,
         _ error: EngineError,
-        retryable: Bool,
+        replay: ReplayEligibility,
         metrics: EngineMetrics? = nil
     ) {
         // A stream the HTTP/2 server refused (or never took, after GOAWAY) was not processed:
         // the pool may send it again, whatever its method.
-        if retryable || error == EngineErrorMapping.http2StreamRefused, let onRetry, onRetry(execution) {
+        let replay = error == EngineErrorMapping.http2StreamRefused ? .unsent : replay
+        if replay != .none, let onRetry, onRetry(execution, replay) {
+            if let metrics { execution.recordReplayedAttempt(metrics) }
             return
         }
         execution.finish(.failure(error), metrics: metrics)

@@ -66,9 +66,9 @@ struct HTTP1ConnectionStateMachine {
         case forwardBodyPart
         /// The request succeeded.
         case succeedRequest(Disposition)
-        /// The request failed. `retryable`: a reused connection died before any response
-        /// byte, so an idempotent request may be sent again on a new connection.
-        case failRequest(EngineError, Disposition, retryable: Bool)
+        /// The request failed. `replay`: whether it may be sent again on a new connection (a
+        /// reused connection died before any response byte).
+        case failRequest(EngineError, Disposition, replay: ReplayEligibility)
         /// Close the channel (no request involved).
         case closeConnection
         /// The connection is gone; tell the pool.
@@ -129,7 +129,7 @@ struct HTTP1ConnectionStateMachine {
                 state = .closing
                 return .failRequest(
                     .protocolViolation("more than \(Self.maximumInterimResponses) interim (1xx) responses before the final response"),
-                    .close, retryable: false)
+                    .close, replay: .none)
             }
             if head.status == .continue, request.upload == .waitingForContinue {
                 request.upload = .sending
@@ -141,7 +141,7 @@ struct HTTP1ConnectionStateMachine {
         }
         guard request.response == .waitingForHead else {
             state = .closing
-            return .failRequest(.protocolViolation("a second response head arrived"), .close, retryable: false)
+            return .failRequest(.protocolViolation("a second response head arrived"), .close, replay: .none)
         }
         request.response = .receivingBody
         if !head.isKeepAlive {
@@ -197,9 +197,12 @@ struct HTTP1ConnectionStateMachine {
     /// An error from the pipeline (decoder, TLS, write failure).
     mutating func errorCaught(_ error: EngineError) -> Action {
         switch state {
-        case .running:
+        case .running(let request):
             state = .closing
-            return .failRequest(error, .close, retryable: false)
+            // A reset or broken pipe on a reused connection before any answer: the server
+            // had closed it while it was idle (a lost connection, not a protocol error).
+            guard case .connectionLost = error else { return .failRequest(error, .close, replay: .none) }
+            return .failRequest(error, .close, replay: Self.replay(after: request))
         case .idle:
             state = .closing
             return .closeConnection
@@ -213,7 +216,6 @@ struct HTTP1ConnectionStateMachine {
         switch state {
         case .running(let request):
             state = .closed
-            let retryable = request.connectionWasReused && !request.sawResponseBytes
             return .failRequest(
                 .connectionLost(
                     request.sawResponseBytes
@@ -221,7 +223,7 @@ struct HTTP1ConnectionStateMachine {
                         : "the server closed the connection before responding"
                 ),
                 .close,
-                retryable: retryable
+                replay: Self.replay(after: request)
             )
         case .idle, .closing:
             state = .closed
@@ -231,11 +233,26 @@ struct HTTP1ConnectionStateMachine {
         }
     }
 
+    /// Writing the request head failed: nothing of the request reached the connection. On a
+    /// reused connection (the server closed it while it was idle) the request may go again,
+    /// whatever its method.
+    mutating func requestHeadWriteFailed(_ error: EngineError) -> Action {
+        guard case .running(let request) = state else { return .none }
+        state = .closing
+        return .failRequest(error, .close, replay: request.connectionWasReused && !request.sawResponseBytes ? .unsent : .none)
+    }
+
+    /// Whether a request that lost its connection may be sent again: only from a reused
+    /// connection, and only before any response byte arrived.
+    private static func replay(after request: RequestState) -> ReplayEligibility {
+        request.connectionWasReused && !request.sawResponseBytes ? .ifIdempotent : .none
+    }
+
     /// The caller cancelled, or one of the request's clocks ran out.
     mutating func abort(_ error: EngineError) -> Action {
         guard case .running = state else { return .none }
         state = .closing
-        return .failRequest(error, .close, retryable: false)
+        return .failRequest(error, .close, replay: .none)
     }
 
     /// The pool wants this idle connection gone.
@@ -246,7 +263,7 @@ struct HTTP1ConnectionStateMachine {
             return .closeConnection
         case .running:
             state = .closing
-            return .failRequest(.shutDown, .close, retryable: false)
+            return .failRequest(.shutDown, .close, replay: .none)
         case .closing, .closed:
             return .none
         }

@@ -189,7 +189,7 @@ final class HTTP2Connection: Sendable {
                     self?.state.withLock { _ = $0.openStreams.removeValue(forKey: streamID) }
                     callbacks.streamEnded()
                 }
-                handler.onRetry = { execution in callbacks.retry(execution) }
+                handler.onRetry = { execution, _ in callbacks.retry(execution) }
                 guard execution.markRunning(on: exchange) else {
                     // Cancelled while the stream was being opened: nothing was sent.
                     stream.close(promise: nil)

@@ -39,11 +39,13 @@ public struct EngineRequest: Sendable {
     }
 
     /// Whether the engine may resend this request once on a fresh connection when a reused one
-    /// turns out to be dead before any response byte arrived.
+    /// turns out to be dead before any response byte arrived: an idempotent method (RFC 9110
+    /// §9.2.2), or any method carrying an `Idempotency-Key` (the server deduplicates it), with
+    /// a body that can be sent again.
     var isIdempotent: Bool {
         switch method {
         case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE": return body?.isReplayable ?? true
-        default: return false
+        default: return headers.contains(name: "Idempotency-Key") && (body?.isReplayable ?? true)
         }
     }
 

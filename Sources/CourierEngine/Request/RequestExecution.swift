@@ -32,6 +32,8 @@ final class RequestExecution: Sendable {
         var setupProgress: ConnectionSetupProgress?
         /// Ends the request at its deadline while it waits for a connection.
         var waitTimer: Scheduled<Void>?
+        /// The metrics of attempts sent again on a new connection.
+        var replayedAttempts: [EngineMetrics] = []
     }
 
     /// The caller's closure, wrapped: a bare function value stored in the lock's generic state
@@ -127,9 +129,25 @@ final class RequestExecution: Sendable {
         stale?.cancel()
     }
 
-    /// Whether a failed attempt may run once more (only the first attempt can be retried).
-    func mayRetry() -> Bool {
-        state.withLock { $0.attempts < 2 && request.isIdempotent }
+    /// Whether an attempt that failed on a stale connection may run once more: only the
+    /// first, and as `replay` allows (an idempotent method; or any method when nothing of it
+    /// was written and its body can be sent again).
+    func mayReplay(_ replay: ReplayEligibility) -> Bool {
+        switch replay {
+        case .none:
+            return false
+        case .ifIdempotent:
+            guard request.isIdempotent else { return false }
+        case .unsent:
+            if !request.isIdempotent, let body = request.body, case .stream = body.storage { return false }
+        }
+        return state.withLock { $0.attempts < 2 }
+    }
+
+    /// Keeps the metrics of an attempt that is being sent again, for the final metrics'
+    /// ``EngineMetrics/replayedAttempts``.
+    func recordReplayedAttempt(_ metrics: EngineMetrics) {
+        state.withLock { $0.replayedAttempts.append(metrics) }
     }
 
     /// Whether a request the server never processed (an HTTP/2 stream refused, or above the
@@ -151,21 +169,24 @@ final class RequestExecution: Sendable {
     /// Delivers the terminal event, once. Returns false if one was already delivered.
     @discardableResult
     func finish(_ result: Result<Void, EngineError>, metrics: EngineMetrics?) -> Bool {
-        let (delivery, progress, timer): (EventSink?, ConnectionSetupProgress?, Scheduled<Void>?) = state.withLock { state in
-            if case .finished = state.phase { return (nil, nil, nil) }
-            state.phase = .finished
-            defer {
-                state.onEvent = nil
-                state.setupProgress = nil
-                state.waitTimer = nil
+        let (delivery, progress, timer, replayed): (EventSink?, ConnectionSetupProgress?, Scheduled<Void>?, [EngineMetrics]) =
+            state.withLock { state in
+                if case .finished = state.phase { return (nil, nil, nil, []) }
+                state.phase = .finished
+                defer {
+                    state.onEvent = nil
+                    state.setupProgress = nil
+                    state.waitTimer = nil
+                    state.replayedAttempts = []
+                }
+                return (state.onEvent, state.setupProgress, state.waitTimer, state.replayedAttempts)
             }
-            return (state.onEvent, state.setupProgress, state.waitTimer)
-        }
         timer?.cancel()
         guard let onEvent = delivery else { return false }
         // No exchange's metrics (it never reached a connection): what is known, the start, and
         // how far the setup of the connection opened for it got.
-        let finalMetrics = metrics ?? Self.waitingMetrics(fetchStart: fetchStart, setup: progress?.phase)
+        var finalMetrics = metrics ?? Self.waitingMetrics(fetchStart: fetchStart, setup: progress?.phase)
+        if !replayed.isEmpty { finalMetrics.replayedAttempts = replayed }
         switch result {
         case .success:
             onEvent.deliver(.finished(finalMetrics))

@@ -145,6 +145,16 @@ public struct EngineMetrics: Sendable, Equatable {
         set { unique().values.connectionSetupPhase = newValue }
     }
 
+    /// Earlier attempts of this request, each with its own timings: it was first sent on a
+    /// reused keep-alive connection that turned out to be closed (the server had dropped it
+    /// while it sat idle) before any response byte, and was sent again on a new connection.
+    /// That happens once at most, for an idempotent request or one of which nothing was
+    /// written. Empty when the first attempt was the one that answered.
+    public var replayedAttempts: [EngineMetrics] {
+        get { storage.values.replayedAttempts }
+        set { unique().values.replayedAttempts = newValue }
+    }
+
     /// The box, copied first when another value shares it.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
@@ -192,6 +202,7 @@ public struct EngineMetrics: Sendable, Equatable {
         var resourceFetchType: ResourceFetchType = .networkLoad
         var revalidatedFromCache: Bool = false
         var connectionSetupPhase: ConnectionSetupPhase?
+        var replayedAttempts: [EngineMetrics] = []
     }
 
     /// Where a response came from.

@@ -97,22 +97,45 @@ struct HTTP1ConnectionStateMachineTests {
         _ = machine.receivedResponseEnd()
         // Second request on the same connection; the server had closed it while idle.
         _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
-        guard case .failRequest(let error, .close, let retryable) = machine.channelInactive() else {
+        guard case .failRequest(let error, .close, let replay) = machine.channelInactive() else {
             Issue.record("expected a failure")
             return
         }
-        #expect(retryable)
+        #expect(replay == .ifIdempotent, "the request was written: only an idempotent one may go again")
         #expect(error == .connectionLost("the server closed the connection before responding"))
+    }
+
+    /// A reset (or broken pipe) on a reused connection before any answer is the same stale
+    /// connection as a clean close; an error that is not a lost connection is not.
+    @Test func aResetBeforeAnyResponseByteOnAReusedConnectionIsReplayable() {
+        func secondRequest() -> HTTP1ConnectionStateMachine {
+            var machine = HTTP1ConnectionStateMachine()
+            _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+            _ = machine.requestBodySent()
+            _ = machine.receivedResponseHead(head(.ok))
+            _ = machine.receivedResponseEnd()
+            _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+            return machine
+        }
+        var reset = secondRequest()
+        #expect(reset.errorCaught(.connectionLost("connection reset by peer")) == .failRequest(.connectionLost("connection reset by peer"), .close, replay: .ifIdempotent))
+        var violation = secondRequest()
+        #expect(violation.errorCaught(.protocolViolation("bad head")) == .failRequest(.protocolViolation("bad head"), .close, replay: .none))
+        var unsent = secondRequest()
+        #expect(unsent.requestHeadWriteFailed(.connectionLost("broken pipe")) == .failRequest(.connectionLost("broken pipe"), .close, replay: .unsent))
+        var fresh = HTTP1ConnectionStateMachine()
+        _ = fresh.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
+        #expect(fresh.errorCaught(.connectionLost("connection reset by peer")) == .failRequest(.connectionLost("connection reset by peer"), .close, replay: .none))
     }
 
     @Test func closeOnFreshConnectionIsNotRetryable() {
         var machine = HTTP1ConnectionStateMachine()
         _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
-        guard case .failRequest(_, _, let retryable) = machine.channelInactive() else {
+        guard case .failRequest(_, _, let replay) = machine.channelInactive() else {
             Issue.record("expected a failure")
             return
         }
-        #expect(!retryable)
+        #expect(replay == .none)
     }
 
     @Test func closeMidBodyIsConnectionLostAndNotRetryable() {
@@ -123,11 +146,11 @@ struct HTTP1ConnectionStateMachineTests {
         _ = machine.startRequest(hasBody: false, expectsContinue: false, closeAfter: false)
         _ = machine.receivedResponseHead(head(.ok))
         _ = machine.receivedBodyPart()
-        guard case .failRequest(let error, .close, let retryable) = machine.channelInactive() else {
+        guard case .failRequest(let error, .close, let replay) = machine.channelInactive() else {
             Issue.record("expected a failure")
             return
         }
-        #expect(!retryable)
+        #expect(replay == .none)
         #expect(error == .connectionLost("the server closed the connection before the response was complete"))
     }
 
@@ -145,7 +168,7 @@ struct HTTP1ConnectionStateMachineTests {
     @Test func abortFailsRunningRequestOnlyOnce() {
         var machine = HTTP1ConnectionStateMachine()
         _ = machine.startRequest(hasBody: true, expectsContinue: false, closeAfter: false)
-        #expect(machine.abort(.cancelled) == .failRequest(.cancelled, .close, retryable: false))
+        #expect(machine.abort(.cancelled) == .failRequest(.cancelled, .close, replay: .none))
         #expect(machine.abort(.cancelled) == .none)
         #expect(machine.receivedResponseEnd() == .none)
     }
@@ -167,7 +190,7 @@ struct HTTP1InterimResponseBoundTests {
             #expect(machine.receivedResponseHead(hints) == .none)
         }
         let action = machine.receivedResponseHead(hints)
-        guard case .failRequest(.protocolViolation(let reason), .close, retryable: false) = action else {
+        guard case .failRequest(.protocolViolation(let reason), .close, replay: .none) = action else {
             Issue.record("expected a failure, got \(action)")
             return
         }
