@@ -42,6 +42,14 @@ public struct EngineConfiguration: Sendable {
     /// response may arrive before the caller reads it. Default 1 MiB; taken as 64 KiB (65,535
     /// bytes) … 1 GiB.
     public var http2StreamWindowSize: Int = 1 << 20
+    /// HTTP/2 connection coalescing (RFC 9113 §9.1.1, by OkHttp's rules): a request to a host
+    /// with no connection of its own rides an open HTTP/2 connection of another host when its
+    /// name resolves to that connection's address, the ``EngineTLSConfiguration/verifier``
+    /// trusts that connection's certificate chain for its name (pinning included), and it goes
+    /// direct (no proxy) to the same port. A `421 Misdirected Request` sends it again on a
+    /// connection of its own, and that host is not coalesced again. Needs a verifier (a
+    /// session always has one). Default on.
+    public var coalescesHTTP2Connections: Bool = true
     /// Replaces DNS (tests): the addresses a host name resolves to, in the order to try them.
     var resolveOverride: (@Sendable (_ host: String, _ port: Int) -> [SocketAddress])?
 

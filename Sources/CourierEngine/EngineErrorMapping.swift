@@ -10,6 +10,10 @@ enum EngineErrorMapping {
     /// An HTTP/2 stream the server did not process (`REFUSED_STREAM`, or above the last
     /// stream id of its `GOAWAY`): safe to send again on another connection.
     static let http2StreamRefused = EngineError.connectionLost("the server refused the HTTP/2 stream without processing it")
+    /// A `421 Misdirected Request` on another host's (coalesced) connection, when the request
+    /// cannot be sent again on its own.
+    static let misdirectedOnCoalescedConnection = EngineError.connectionLost(
+        "the server answered 421 Misdirected Request on a connection shared with another host")
 
     static func map(_ error: any Error, host: String = "") -> EngineError {
         if let engineError = error as? EngineError {

@@ -63,13 +63,15 @@ extension ConnectionFactory {
 
     /// The TLS client handler for `host` (SNI unless `host` is an IP address). With a
     /// `verifier`, the verifier decides trust; its rejection goes to `recordRejection` (on the
-    /// channel's event loop) before the handshake fails, so the connection reports it.
+    /// channel's event loop) before the handshake fails, so the connection reports it, and the
+    /// chain it trusted to `recordTrust` (on the event loop too).
     static func makeTLSHandler(
         context sslContext: NIOSSLContext,
         verifier: (any ServerTrustVerifier)?,
         host: String,
         channel: any Channel,
-        recordRejection: @escaping @Sendable (EngineError) -> Void
+        recordRejection: @escaping @Sendable (EngineError) -> Void,
+        recordTrust: @escaping @Sendable ([[UInt8]]) -> Void = { _ in }
     ) throws -> NIOSSLClientHandler {
         let serverHostname: String? = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
         guard let verifier else {
@@ -83,6 +85,7 @@ extension ConnectionFactory {
                 eventLoop.execute {
                     switch decision {
                     case .trust:
+                        recordTrust(chain)
                         promise.succeed(.certificateVerified)
                     case .reject(let reason):
                         recordRejection(.serverTrustRejected(host: host, reason: reason, chain: chain))
@@ -108,6 +111,7 @@ extension ConnectionFactory {
         verifier: (any ServerTrustVerifier)?,
         setupErrorBox: SetupErrorBox,
         progress: ConnectionSetupProgress?,
+        recordTrust: @escaping @Sendable ([[UInt8]]) -> Void = { _ in },
         recordRejection: @escaping @Sendable (EngineError) -> Void
     ) throws {
         let useTLS = key.scheme == .https
@@ -125,7 +129,8 @@ extension ConnectionFactory {
         if useTLS, let sslContext {
             try sync.addHandler(
                 makeTLSHandler(
-                    context: sslContext, verifier: verifier, host: key.host, channel: channel, recordRejection: recordRejection))
+                    context: sslContext, verifier: verifier, host: key.host, channel: channel, recordRejection: recordRejection,
+                    recordTrust: recordTrust))
         }
     }
 

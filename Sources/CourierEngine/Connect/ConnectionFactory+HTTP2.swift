@@ -111,7 +111,8 @@ extension ConnectionFactory {
                     let loopSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
                     try Self.addProxyAndTLSHandlers(
                         sync, channel: channel, key: key, socksTarget: socksTarget, sslContext: sslContext, verifier: verifier,
-                        setupErrorBox: setupErrorBox, progress: progress
+                        setupErrorBox: setupErrorBox, progress: progress,
+                        recordTrust: { loopSetup.value.trustedChain = $0 }
                     ) { loopSetup.value.trustRejection = $0 }
                     try sync.addHandler(setup)
                 })
@@ -124,8 +125,10 @@ extension ConnectionFactory {
             let promise = Self.makeReadyPromise(
                 of: ConnectionSetupHandler.Negotiated.self, channel: channel, deadline: deadline, setupErrorBox: setupErrorBox)
             setup.waitUntilReady(promise: promise)
+            let boundSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
             return promise.futureResult.flatMapThrowing { negotiated -> EstablishedConnection in
-                let info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
+                var info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
+                info.trustedChainDER = boundSetup.value.trustedChain
                 let sync = channel.pipeline.syncOperations
                 switch negotiated {
                 case .http1:

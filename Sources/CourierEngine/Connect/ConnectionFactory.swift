@@ -102,13 +102,11 @@ struct ConnectionFactory: Sendable {
         // Through a proxy the socket goes to the proxy; the origin is named in the requests.
         let (connectHost, connectPort) = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
         let timerLoop = loop ?? group.any()
-        if (try? SocketAddress(ipAddress: connectHost, port: connectPort)) != nil {
-            addresses = try await HostResolver.resolve(host: connectHost, port: connectPort, deadline: deadline, on: timerLoop)
-        } else if let resolveOverride = configuration.resolveOverride {
-            addresses = resolveOverride(connectHost, connectPort)
+        if (try? SocketAddress(ipAddress: connectHost, port: connectPort)) != nil || configuration.resolveOverride != nil {
+            addresses = try await self.addresses(of: connectHost, port: connectPort, deadline: deadline, loop: timerLoop)
         } else {
             info.domainLookupStart = Date()
-            addresses = try await HostResolver.resolve(host: connectHost, port: connectPort, deadline: deadline, on: timerLoop)
+            addresses = try await self.addresses(of: connectHost, port: connectPort, deadline: deadline, loop: timerLoop)
             info.domainLookupEnd = Date()
         }
         guard !addresses.isEmpty else {
@@ -120,6 +118,14 @@ struct ConnectionFactory: Sendable {
         return try await connect(
             id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
             deadline: deadline, loop: loop, progress: progress)
+    }
+
+    /// The addresses of `host` (an IP literal is its own), by `deadline`, whose timer runs on `loop`.
+    func addresses(of host: String, port: Int, deadline: NIODeadline, loop: any EventLoop) async throws(EngineError) -> [SocketAddress] {
+        if (try? SocketAddress(ipAddress: host, port: port)) == nil, let resolveOverride = configuration.resolveOverride {
+            return resolveOverride(host, port)
+        }
+        return try await HostResolver.resolve(host: host, port: port, deadline: deadline, on: loop)
     }
 
     /// Connects to one of `addresses` (all of `connectHost`): NIO's Happy Eyeballs connector

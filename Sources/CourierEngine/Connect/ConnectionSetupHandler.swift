@@ -20,6 +20,8 @@ final class ConnectionSetupHandler: ChannelInboundHandler {
     let host: String
     /// Set by the TLS verifier when it rejected the chain, so the handshake error names why.
     var trustRejection: EngineError?
+    /// Set by the TLS verifier when it trusted the chain: the chain, as the server sent it.
+    var trustedChain: [[UInt8]]?
     /// The setup error, readable from the connecting task.
     let setupErrorBox: SetupErrorBox
     /// Installs the pipeline for the negotiated protocol after this handler; throws when that fails.

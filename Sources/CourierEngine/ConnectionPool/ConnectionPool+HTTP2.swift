@@ -53,7 +53,7 @@ extension ConnectionPool {
         }
     }
 
-    private func http2StreamEnded(_ connection: HTTP2Connection) {
+    func http2StreamEnded(_ connection: HTTP2Connection) {
         let action = state.withLock { $0.machine.http2StreamReleased(connection.id) }
         perform(action, http2: connection)
     }
@@ -74,6 +74,7 @@ extension ConnectionPool {
     /// connection the pool gives it. Returns false when it must fail instead.
     private func retryUnprocessed(_ execution: RequestExecution) -> Bool {
         guard execution.mayRetryUnprocessed() else { return false }
+        if !execution.mayCoalesce { keepApart(execution.key) }
         submit(execution)
         return true
     }

@@ -11,6 +11,10 @@ final class ConnectionPool: Sendable {
         var waiters: [ConnectionPoolStateMachine.WaiterID: RequestExecution] = [:]
         var connections: [ConnectionPoolStateMachine.ConnectionID: HTTP1Connection] = [:]
         var http2Connections: [ConnectionPoolStateMachine.ConnectionID: HTTP2Connection] = [:]
+        /// Hosts whose requests ride another host's HTTP/2 connection (coalescing), and which.
+        var coalesced: [ConnectionKey: ConnectionPoolStateMachine.ConnectionID] = [:]
+        /// Hosts a server answered `421 Misdirected Request` for on a coalesced connection.
+        var misdirected: Set<ConnectionKey> = []
 
         /// The request `action` hands its connection to, taken out of `waiters` under the same
         /// lock as the decision (a second lock round per hand-off otherwise, on the path every
@@ -22,7 +26,7 @@ final class ConnectionPool: Sendable {
     }
 
     let state: Mutex<State>
-    private let factory: ConnectionFactory
+    let factory: ConnectionFactory
     let configuration: EngineConfiguration
     private let shutdownPromiseLock = Mutex<[CheckedContinuation<Void, Never>]>([])
     /// The last waiter identifier handed out. Atomic rather than under `state`: every request
@@ -54,6 +58,12 @@ final class ConnectionPool: Sendable {
     // MARK: - Requests
 
     func submit(_ execution: RequestExecution) {
+        if configuration.coalescesHTTP2Connections, coalesce(execution) { return }
+        submitToOwnConnection(execution)
+    }
+
+    /// Queues `execution` for a connection of its own host (leased, opened, or waited for).
+    func submitToOwnConnection(_ execution: RequestExecution) {
         guard execution.markQueued() else { return }
         enum Next {
             case run(HTTP1Connection)

@@ -415,6 +415,11 @@ struct ConnectionPoolStateMachine {
 
     // MARK: - Helpers
 
+    /// Whether `key` has a connection of its own, open or being opened.
+    func hasConnection(for key: ConnectionKey) -> Bool {
+        (hosts[key]?.openOrOpening ?? 0) > 0
+    }
+
     /// Runs `body` on `key`'s state where it is stored, or returns nil when the key has none.
     /// In place on purpose: a copy taken out of `hosts` and written back shares its
     /// collections' storage with the stored one, so the first change to each (the leased set,

@@ -261,6 +261,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         var metrics = EngineMetrics(fetchStart: execution.fetchStart)
         metrics.isReusedConnection = reused
         metrics.record(info, includingSetup: !reused)
+        if protocolName == "h2", let host = execution.coalescedHost { metrics.coalescedConnectionHost = host }
         metrics.networkProtocolName = protocolName
 
         let request = execution.request
@@ -356,6 +357,13 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
             }
         case .forwardResponseHead(let head, let abandonUpload):
             guard let exchange else { return }
+            if head.status == .misdirectedRequest, exchange.execution.coalescedHost != nil {
+                // Another host's connection, and the server won't answer this one on it: again,
+                // on a connection of its own.
+                exchange.execution.markMisdirected()
+                perform(stateMachine.abort(EngineErrorMapping.misdirectedOnCoalescedConnection))
+                return
+            }
             if abandonUpload {
                 exchange.bodyPipe?.fail(.cancelled)
                 exchange.bodyProducer?.cancel()
@@ -400,7 +408,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     ) {
         // A stream the HTTP/2 server refused (or never took, after GOAWAY) was not processed:
         // the pool may send it again, whatever its method.
-        let replay = error == EngineErrorMapping.http2StreamRefused ? .unsent : replay
+        let unprocessed = error == EngineErrorMapping.http2StreamRefused || error == EngineErrorMapping.misdirectedOnCoalescedConnection
+        let replay = unprocessed ? .unsent : replay
         if replay != .none, let onRetry, onRetry(execution, replay) {
             if let metrics { execution.recordReplayedAttempt(metrics) }
             return

@@ -34,6 +34,10 @@ final class RequestExecution: Sendable {
         var waitTimer: Scheduled<Void>?
         /// The metrics of attempts sent again on a new connection.
         var replayedAttempts: [EngineMetrics] = []
+        /// The host whose HTTP/2 connection this attempt rides (connection coalescing).
+        var coalescedOnto: String?
+        /// Whether the request may look for another host's connection (not after a 421).
+        var mayCoalesce = true
     }
 
     /// The caller's closure, wrapped: a bare function value stored in the lock's generic state
@@ -95,6 +99,7 @@ final class RequestExecution: Sendable {
             if case .finished = state.phase { return false }
             state.phase = .queued
             state.attempts += 1
+            state.coalescedOnto = nil
             return true
         }
     }
@@ -159,6 +164,26 @@ final class RequestExecution: Sendable {
     }
 
     var phase: Phase { state.withLock { $0.phase } }
+
+    /// The host whose HTTP/2 connection this attempt rides, when it is not its own.
+    var coalescedHost: String? { state.withLock { $0.coalescedOnto } }
+
+    /// Whether the request may ride another host's HTTP/2 connection.
+    var mayCoalesce: Bool { state.withLock { $0.mayCoalesce } }
+
+    /// Notes that this attempt rides the HTTP/2 connection of `host`.
+    func markCoalesced(onto host: String) {
+        state.withLock { $0.coalescedOnto = host }
+    }
+
+    /// The server answered `421 Misdirected Request` on another host's connection: the next
+    /// attempt goes on a connection of the request's own host.
+    func markMisdirected() {
+        state.withLock { state in
+            state.coalescedOnto = nil
+            state.mayCoalesce = false
+        }
+    }
 
     /// Passes a non-terminal event to the caller.
     func emit(_ event: EngineEvent) {

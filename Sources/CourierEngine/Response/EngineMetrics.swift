@@ -155,6 +155,14 @@ public struct EngineMetrics: Sendable, Equatable {
         set { unique().values.replayedAttempts = newValue }
     }
 
+    /// HTTP/2 connection coalescing: the host whose connection carried this request (a
+    /// connection opened for another name that the server's certificate also covers, at the
+    /// same address), or nil when it went on a connection of its own host.
+    public var coalescedConnectionHost: String? {
+        get { storage.values.coalescedConnectionHost }
+        set { unique().values.coalescedConnectionHost = newValue }
+    }
+
     /// The box, copied first when another value shares it.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
@@ -203,6 +211,7 @@ public struct EngineMetrics: Sendable, Equatable {
         var revalidatedFromCache: Bool = false
         var connectionSetupPhase: ConnectionSetupPhase?
         var replayedAttempts: [EngineMetrics] = []
+        var coalescedConnectionHost: String?
     }
 
     /// Where a response came from.
@@ -250,6 +259,10 @@ struct ConnectionInfo: Sendable {
     var localAddress: SocketAddressDescription?
     var remoteAddress: SocketAddressDescription?
     var tlsProtocolVersion: String?
+    /// The server's certificate chain as the engine's ``ServerTrustVerifier`` trusted it (nil
+    /// without a verifier, or for plain HTTP): what connection coalescing judges another
+    /// host name against.
+    var trustedChainDER: [[UInt8]]?
 
     struct SocketAddressDescription: Sendable {
         var ip: String?
