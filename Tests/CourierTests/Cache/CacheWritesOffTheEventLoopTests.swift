@@ -22,6 +22,7 @@ struct CacheWritesOffTheEventLoopTests {
         let body = HTTPCacheStoreTests.bytes(200_000)
         let writer = cache.makeWriter(for: HTTPCacheStoreTests.entry(key))
         let release = DispatchSemaphore(value: 0)
+        writer.queue.sync {}  // the body file is made (queued by makeWriter) before the hold
         writer.queue.async { release.wait() }  // the disk is "slow" until released
 
         let loop = MultiThreadedEventLoopGroup.singleton.next()
