@@ -38,6 +38,12 @@ enum MetricsWaterfall {
             metrics.requestHeaderBytesSent + metrics.requestBodyBytesSent,
             metrics.responseHeaderBytesReceived + metrics.responseBodyBytesReceived,
             metrics.networkProtocolName ?? "?", metrics.tlsProtocolVersion ?? "plain"))
+        if let host = metrics.coalescedConnectionHost {
+            lines.append("reusing connection to \(host) (HTTP/2 coalescing: its certificate covers this host, same address)")
+        }
+        if !metrics.replayedAttempts.isEmpty {
+            lines.append("replayed: the reused connection was found closed before any answer; sent again on a new connection")
+        }
         if metrics.resourceFetchType == .localCache {
             lines.append("cache    hit: served from the local cache, nothing sent")
         } else if metrics.revalidatedFromCache {

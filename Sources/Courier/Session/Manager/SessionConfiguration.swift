@@ -31,6 +31,13 @@ public struct SessionConfiguration: Sendable {
     /// handshake, else HTTP/1.1 (`EngineConfiguration.HTTPVersionPolicy.automatic`, the
     /// default); `.http1Only`; or `.http2PriorKnowledge` (h2c for plain `http`, opt-in).
     public var httpVersion: EngineConfiguration.HTTPVersionPolicy = .automatic
+    /// HTTP/2 connection coalescing: a request to a host with no connection of its own rides
+    /// the open HTTP/2 connection of another host when its name resolves to that connection's
+    /// address and the connection's certificate is trusted for its name under the session's
+    /// ``SecurityPolicy`` (pinning included); a `421 Misdirected Request` sends it again on a
+    /// connection of its own. Metrics name the host whose connection carried it
+    /// (`coalescedConnectionHost`). Default `true`.
+    public var coalescesHTTP2Connections = true
     /// TLS settings handed to the engine (trust roots, minimum version, client identity).
     public var tls: EngineTLSConfiguration = .init()
     /// A forward HTTP proxy for every request (`CONNECT` tunnels for https, so TLS and the
@@ -118,6 +125,7 @@ public struct SessionConfiguration: Sendable {
         configuration.proxy = proxy
         configuration.proxyEnvironment = proxyEnvironment
         configuration.httpVersion = httpVersion
+        configuration.coalescesHTTP2Connections = coalescesHTTP2Connections
         if let verifier {
             configuration.tls.verifier = verifier
         }
