@@ -105,6 +105,7 @@ import CourierTestServer
             ? [.dnsName("wrong.host.example")]
             : [
                 .dnsName("localhost"),
+                .dnsName("*.courier.test"),
                 .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
                 .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
             ]

@@ -231,8 +231,9 @@ extension TestCertificateAuthority {
 ///
 /// Validity periods are relative to the `now` given to ``TestCertificateAuthority/generate(now:)``.
 public enum ServerChainKind: String, Sendable, CaseIterable {
-    /// Issued by the intermediate for DNS `localhost`, IP `127.0.0.1` and IP `::1`;
-    /// valid from one day before `now` to thirty days after it. Verifies against the root.
+    /// Issued by the intermediate for DNS `localhost` and `*.courier.test`, IP `127.0.0.1` and
+    /// IP `::1`; valid from one day before `now` to thirty days after it. Verifies against the
+    /// root.
     case valid
     /// Issued by the intermediate for DNS `wrong.host.example` only; fails host-name checks
     /// for `localhost` and the loopback addresses.
@@ -299,12 +300,14 @@ extension TestCertificateAuthority {
         }
     }
 
-    /// DNS `localhost`, IP `127.0.0.1` and IP `::1` (also the names of the hostile chains).
+    /// DNS `localhost` and `*.courier.test` (many names for one server: coalescing, resolver
+    /// overrides), IP `127.0.0.1` and IP `::1` (also the names of the hostile chains).
     static var localhostNames: [GeneralName] {
         let ipv4: [UInt8] = [127, 0, 0, 1]
         let ipv6: [UInt8] = Array(repeating: 0, count: 15) + [1]
         return [
             .dnsName("localhost"),
+            .dnsName("*.courier.test"),
             .ipAddress(ASN1OctetString(contentBytes: ipv4[...])),
             .ipAddress(ASN1OctetString(contentBytes: ipv6[...])),
         ]
