@@ -31,6 +31,24 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print the curl command that sends the same request; send nothing.")
     var curl = false
 
+    @Option(
+        name: [.customShort("w"), .customLong("write-out")],
+        help: ArgumentHelp(
+            "After the body, print FORMAT with curl's variables filled in: %{http_code}, %{time_namelookup}, %{time_connect}, %{time_appconnect}, %{time_starttransfer}, %{time_total}, %{size_download}, %{remote_ip}, %{remote_port}, %{http_version}, %{num_redirects}, %{url_effective}; \\n is a newline.",
+            valueName: "format"))
+    var writeOut: String?
+
+    /// The `--write-out` format, read; nil without the option.
+    /// - Throws: ``RequestBuildError`` naming an unknown variable.
+    func writeOutFormat() throws -> WriteOutFormat? {
+        guard let writeOut else { return nil }
+        do {
+            return try WriteOutFormat(writeOut)
+        } catch {
+            throw RequestBuildError(description: error.description)
+        }
+    }
+
     /// What to print for an exchange that is sent, from these options and whether stdout is a
     /// terminal (`hb` there, `b` when piped, as HTTPie).
     /// - Throws: ``RequestBuildError`` for conflicting or malformed options.

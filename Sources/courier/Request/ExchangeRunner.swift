@@ -14,6 +14,9 @@ struct Exchange: Sendable {
     var metrics: EngineMetrics?
     /// The task that ran (its received head: wire order, version).
     var task: SessionTask?
+    /// Redirects followed by the command itself (`--all --follow`); the session's own are the
+    /// task's ``SessionTask/redirectCount``.
+    var redirects = 0
 }
 
 /// Runs requests on a `URLSessionManager` (data, streamed multipart upload, download and

@@ -51,6 +51,7 @@ struct RequestCommand: AsyncParsableCommand {
             let parsed = try RequestArguments.parse(arguments, defaultScheme: try network.scheme())
             url = URL(string: parsed.url)
             let printOptions = try outputOptions.printOptions(isTerminal: stdoutIsTerminal)
+            let writeOut = try outputOptions.writeOutFormat()
             var session = try openSession(url: url)
             let (login, prompted) = try credentials(host: url?.host, stored: session?.contents.auth)
             let effectiveAuthType =
@@ -116,6 +117,7 @@ struct RequestCommand: AsyncParsableCommand {
             }
             let printer = ExchangePrinter(options: printOptions)
             try await printRequest(prepared, printer: printer)
+            let callStart = Date()
             let exchange =
                 outputOptions.all && network.follow
                 ? try await sendFollowingEachHop(prepared, with: manager, printer: printer)
@@ -128,6 +130,12 @@ struct RequestCommand: AsyncParsableCommand {
                 let shown = MessageSanitizer.withoutPasswords(response.url?.absoluteString ?? "")
                 let lines = ["", "Timings (\(shown)):"] + MetricsWaterfall.lines(for: metrics)
                 StandardStreams.writeOutput(Data((lines.joined(separator: "\n") + "\n").utf8))
+            }
+            if let writeOut {
+                let values = WriteOutValues.make(
+                    start: callStart, response: response, metrics: exchange.metrics,
+                    redirects: exchange.redirects + (exchange.task?.redirectCount ?? 0))
+                StandardStreams.writeOutput(Data(writeOut.render(values).utf8))
             }
             if let error = exchange.error { throw error }
             if network.checkStatus, let status = ExitStatus.checking(statusCode: response.statusCode) {
@@ -222,7 +230,11 @@ struct RequestCommand: AsyncParsableCommand {
                 RedirectRule.redirectStatusCodes.contains(response.statusCode),
                 let location = ResponseHead(task: exchange.task, response: response).value(of: "Location"),
                 let next = RedirectRule.redirectedRequest(from: current.urlRequest, statusCode: response.statusCode, location: location)
-            else { return exchange }
+            else {
+                var last = exchange
+                last.redirects = hops
+                return last
+            }
             guard hops < network.maxRedirects else {
                 throw FailureReport(
                     status: .tooManyRedirects,

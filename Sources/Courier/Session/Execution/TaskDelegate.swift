@@ -520,9 +520,11 @@ final class TaskDelegate: TaskDriver {
             complete(withResponse: false, error: CourierError.requestBodyNotReplayable(url: next.url), metrics: nil)
             return
         }
+        let redirects = run.withLock { $0.machine.redirects }
         snapshot.withLock { snapshot in
             snapshot.currentRequest = next
             snapshot.countOfBytesReceived = 0
+            snapshot.redirectCount = redirects
         }
         send(authorizedAheadOfTime(next))
     }

@@ -50,6 +50,8 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         var responsesBuilt = 0
         /// Retries made so far (``SessionTask/retryCount``).
         var retryCount = 0
+        /// Redirects followed so far (``SessionTask/redirectCount``).
+        var redirectCount = 0
         /// The task's interceptor; from its first attempt on, chained after the manager's.
         var interceptor: (any RequestInterceptor)?
 
@@ -138,6 +140,8 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     public var metrics: EngineMetrics? { snapshot.withLock { $0.metrics } }
     /// How many times an interceptor had the task sent again (0 before any retry).
     public var retryCount: Int { snapshot.withLock { $0.retryCount } }
+    /// How many redirects the task followed (0 before any).
+    public var redirectCount: Int { snapshot.withLock { $0.redirectCount } }
 
     /// The task's upload or download progress as an async sequence: the current value first,
     /// then every change, ending when the task completes (a slow consumer gets the newest
