@@ -4,6 +4,7 @@
 #   /json           a ~300-byte JSON document
 #   /download-256m  a 256 MiB file of random bytes (made once, checked by courier-bench)
 #   /nginx_status   stub_status (courier-bench reads "accepts" to count TCP connections)
+# on 127.0.0.1:PORT and on the Unix socket DIR/nginx.sock (courier-connections-bench).
 # The upload case does NOT use nginx: a `return 204` location answers before reading the
 # body (see shared/BENCHMARKING.md), so courier-bench always uploads to the test server's
 # /upload, which reads, counts and hashes the whole body.
@@ -88,6 +89,7 @@ http {
 
     server {
         listen 127.0.0.1:$PORT;
+        listen unix:$DIR/nginx.sock;
         root $DIR/www;
         location = /json { default_type application/json; }
         location = /download-256m { default_type application/octet-stream; }
