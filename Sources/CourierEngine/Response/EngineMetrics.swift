@@ -145,6 +145,14 @@ public struct EngineMetrics: Sendable, Equatable {
         set { unique().values.connectionSetupPhase = newValue }
     }
 
+    /// Set by the session (Courier's `SessionConfiguration.hsts`) when HTTP Strict Transport
+    /// Security rewrote this exchange's `http://` URL to `https://` before sending: the URL as
+    /// it was asked for. Nil otherwise; the engine itself never sets it.
+    public var hstsUpgradedFrom: URL? {
+        get { storage.values.hstsUpgradedFrom }
+        set { unique().values.hstsUpgradedFrom = newValue }
+    }
+
     /// The box, copied first when another value shares it.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
@@ -192,6 +200,7 @@ public struct EngineMetrics: Sendable, Equatable {
         var resourceFetchType: ResourceFetchType = .networkLoad
         var revalidatedFromCache: Bool = false
         var connectionSetupPhase: ConnectionSetupPhase?
+        var hstsUpgradedFrom: URL?
     }
 
     /// Where a response came from.
