@@ -421,7 +421,7 @@ final class DirectTaskRunner: TaskDriver {
     }
 
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
-        task.snapshot.withLock { $0.record(metrics) }  // each hop's, as a TaskDelegate's
+        task.snapshot.withLock { _ = $0.record(metrics) }  // each hop's, as a TaskDelegate's
         let waiting = state.withLock { state in
             let action = state.machine.exchangeEnded(error: error)
             state.engineTask = nil
