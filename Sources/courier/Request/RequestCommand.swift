@@ -273,7 +273,8 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// Whether `-x` compresses `prepared`'s body as it is sent (a form or a file).
     private func compressesAsSent(_ prepared: PreparedRequest) -> Bool {
-        guard content.compress > 0, prepared.urlRequest.httpBody == nil, prepared.multipart != nil || prepared.bodyFile != nil
+        // (A request serializer leaves an empty body on a POST whose body is a form or a file.)
+        guard content.compress > 0, prepared.urlRequest.httpBody?.isEmpty ?? true, prepared.multipart != nil || prepared.bodyFile != nil
         else { return false }
         let size = prepared.multipart?.formData?.contentLength ?? prepared.bodyFile?.length
         return content.compress > 1 || (size ?? .max) >= Self.minimumStreamedCompressionSize
@@ -481,7 +482,7 @@ struct RequestCommand: AsyncParsableCommand {
             // Forms and files (see compressBody): a body in memory was already handled.
             manager.interceptor = RequestCompressor(
                 coding: .deflate, minimumSize: content.compress > 1 ? 0 : Self.minimumStreamedCompressionSize,
-                shouldCompress: { $0.httpBody == nil && $0.value(forHTTPHeaderField: "Content-Encoding") == nil })
+                shouldCompress: { ($0.httpBody?.isEmpty ?? true) && $0.value(forHTTPHeaderField: "Content-Encoding") == nil })
         }
         return manager
     }
