@@ -39,6 +39,13 @@ struct HSTSPolicyTable: Sendable {
         evict(now: now, keeping: entry.host)
     }
 
+    /// Adds or replaces `loaded` (hosts already canonical; a later one wins over an earlier one
+    /// for the same host), then evicts past the cap once: a file of any length costs one sort.
+    mutating func insert(contentsOf loaded: [HSTSStore.Entry], now: Date) {
+        for entry in loaded { entries[entry.host] = entry }
+        evict(now: now, keeping: nil)
+    }
+
     /// Whether requests to `host` are sent over https at `now` (§8.2): a known host itself, or
     /// a subdomain of a known host that set `includeSubDomains`. Never for an IP address.
     func isKnownHost(_ rawHost: String, now: Date) -> Bool {
@@ -63,13 +70,14 @@ struct HSTSPolicyTable: Sendable {
         entries = entries.filter { !shouldRemove($0.value) }
     }
 
-    /// Expired entries first, then the soonest to expire, until the cap holds; the entry just
-    /// stored (`keeping`) stays.
-    private mutating func evict(now: Date, keeping: String) {
+    /// Past the cap: expired entries first, then the soonest to expire, down to a tenth below
+    /// the cap (so the sort this takes is paid once per many new hosts, not once per host); the
+    /// entry just stored (`keeping`) stays.
+    private mutating func evict(now: Date, keeping: String?) {
         guard entries.count > maximumEntries else { return }
         removeExpired(now: now)
         guard entries.count > maximumEntries else { return }
-        let excess = entries.count - maximumEntries
+        let excess = entries.count - (maximumEntries - maximumEntries / 10)
         let victims = entries.values
             .filter { $0.host != keeping }
             .sorted { ($0.expiresDate ?? .distantFuture, $0.host) < ($1.expiresDate ?? .distantFuture, $1.host) }

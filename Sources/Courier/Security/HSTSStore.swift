@@ -20,7 +20,8 @@ import Synchronization
 ///
 /// Persistence is curl's HSTS cache format (``init(contentsOf:maximumEntries:clock:)``,
 /// ``write(to:)``): one file, written atomically. The store holds at most ``maximumEntries``
-/// hosts; past that, expired entries go first, then the ones that expire soonest.
+/// hosts; past that, expired entries go first, then the ones that expire soonest (down to a
+/// tenth below the cap, so that eviction's sort is paid once per many new hosts).
 ///
 /// Thread-safe: every call takes the store's lock briefly; only the two file methods do I/O.
 /// Share one store between sessions to share what they learnt.
@@ -78,11 +79,8 @@ public final class HSTSStore: Sendable {
         self.init(maximumEntries: maximumEntries, clock: clock)
         guard let text = try HSTSFile.read(url) else { return }
         let now = clock()
-        table.withLock { table in
-            for entry in HSTSFile.entries(in: text) where !entry.isExpired(at: now) {
-                table.insert(entry, now: now)
-            }
-        }
+        let loaded = HSTSFile.entries(in: text).filter { !$0.isExpired(at: now) }
+        table.withLock { $0.insert(contentsOf: loaded, now: now) }
     }
 
     /// Writes the unexpired entries to `url` in curl's HSTS cache format, atomically (a

@@ -81,18 +81,21 @@ final class BodyDeflater: Sendable {
         var input = input
         return try compressor.withLock { compressor in
             var pieces: [ByteBuffer] = []
-            var output = ByteBufferAllocator().buffer(capacity: Self.pieceSize)
+            // Sized for the input (a producer may write small pieces): zlib mostly holds output
+            // back, and a full buffer only means another one.
+            let capacity = min(Self.pieceSize, max(4096, compressor.maxSize(from: input)))
+            var output = ByteBufferAllocator().buffer(capacity: capacity)
             while input.readableBytes > 0 {
                 if output.writableBytes < 64 {
                     pieces.append(output)
-                    output = ByteBufferAllocator().buffer(capacity: Self.pieceSize)
+                    output = ByteBufferAllocator().buffer(capacity: capacity)
                 }
                 do {
                     try compressor.deflate(from: &input, to: &output, flush: .no)
                 } catch let error as CompressNIOError where error == .bufferOverflow {
                     // No room was left: pass on what there is and go on in a new buffer.
                     if output.readableBytes > 0 { pieces.append(output) }
-                    output = ByteBufferAllocator().buffer(capacity: Self.pieceSize)
+                    output = ByteBufferAllocator().buffer(capacity: capacity)
                 }
             }
             if output.readableBytes > 0 { pieces.append(output) }

@@ -105,6 +105,34 @@ struct HSTSPolicyTests {
         #expect(table.count == 2)
     }
 
+    @Test func evictionLeavesATenthOfTheCapFree() {
+        var table = HSTSPolicyTable(maximumEntries: 20)
+        for index in 0..<21 {
+            table.note(Self.header("max-age=\(100 + index)"), host: "h\(index).test", now: Self.now)
+        }
+        #expect(table.count == 18)
+        #expect(!table.isKnownHost("h2.test", now: Self.now) && table.isKnownHost("h3.test", now: Self.now))
+        #expect(table.isKnownHost("h20.test", now: Self.now))
+    }
+
+    @Test func aHugeFileLoadsBoundedKeepingTheLongestLived() throws {
+        // 50,000 lines (a file grown by hand, or hostile) into a store of 100: one sort, not
+        // 50,000; the entries that last longest stay.
+        var text = ""
+        for index in 0..<50_000 {
+            text += "host\(index).test \"\(HSTSFile.stampText(Self.now.addingTimeInterval(TimeInterval(1_000 + index))))\"\n"
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hsts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("hsts.txt")
+        try Data(text.utf8).write(to: file)
+        let store = try HSTSStore(contentsOf: file, maximumEntries: 100, clock: { Self.now })
+        let entries = store.entries
+        #expect(entries.count == 90)
+        #expect(entries.allSatisfy { Int($0.host.dropFirst(4).dropLast(5)) ?? 0 >= 49_910 })
+    }
+
     // MARK: - The store
 
     @Test func storeLearnsOnlyOverHTTPSAndOnlyFromTheFirstField() throws {
