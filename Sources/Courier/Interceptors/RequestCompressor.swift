@@ -11,7 +11,7 @@ import Synchronization
 /// Compresses request bodies (gzip or deflate) as they are sent: an interceptor, like
 /// Alamofire's `DeflateRequestCompressor`, but streaming. A body of any size, a file or a
 /// multipart form included, is read, compressed and written a piece at a time, so memory stays
-/// bounded (``CourierEngine/RequestBody/compressed(with:level:)``).
+/// bounded (the engine's `RequestBody.compressed(with:level:)`).
 ///
 /// ```swift
 /// manager.interceptor = RequestCompressor(coding: .gzip)
