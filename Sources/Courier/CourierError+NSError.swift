@@ -65,7 +65,7 @@ extension CourierError: CustomNSError {
             return Self.requestSerializationErrorDomain
         case .responseSerializationFailed, .invalidResumeData, .invalidSecurityPolicy, .invalidCertificate,
             .certificateFileUnreadable, .invalidCertificateFile, .invalidTLSConfiguration, .invalidResumeResponse,
-            .invalidReachabilityAddress, .webSocketHandshakeFailed, .webSocketFailed:
+            .invalidReachabilityAddress, .webSocketHandshakeFailed, .webSocketFailed, .hstsFileFailed:
             return Self.courierErrorDomain
         }
     }
@@ -102,6 +102,7 @@ extension CourierError: CustomNSError {
         case .invalidReachabilityAddress: return 10
         case .webSocketHandshakeFailed: return 11
         case .webSocketFailed: return 12
+        case .hstsFileFailed: return 13
         }
     }
 

@@ -149,6 +149,10 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
     /// or 1009), closed with a code other than 1000 or 1001, stopped answering pings, or the
     /// connection ended without a close frame (1006). `WebSocketError` says which.
     case webSocketFailed(url: URL?, error: WebSocketError)
+    /// An HSTS file (``HSTSStore/init(contentsOf:maximumEntries:clock:)``,
+    /// ``HSTSStore/write(to:)``) could not be read or written: it is not a regular file, is
+    /// larger than 16 MiB, is not UTF-8 text, or the system refused (`reason` says which).
+    case hstsFileFailed(path: String, reason: String)
 
     /// The HTTP response attached to the error, if any (AFN's `…error.response` key).
     public var response: HTTPURLResponse? {
@@ -243,6 +247,8 @@ public indirect enum CourierError: Error, Sendable, CustomStringConvertible, Loc
             return "The WebSocket handshake failed: \(reason)"
         case .webSocketFailed(_, let error):
             return error.description
+        case .hstsFileFailed(let path, let reason):
+            return "Could not use the HSTS file \(path): \(reason)"
         }
     }
 

@@ -3,12 +3,13 @@
 // (`EngineTLSConfiguration`), `.proxy` and `.proxyEnvironment` (`EngineProxy`,
 // `ProxyEnvironment`), `.httpVersion` (`EngineConfiguration.HTTPVersionPolicy`), task metrics
 // (`EngineMetrics`), request bodies for uploads and `bytes(for:body:)` (`RequestBody`,
-// `BodyWriter`), and the engine's errors inside `CourierError.engine` (`EngineError`, whose
+// `BodyWriter`, and `ContentCoding` for `RequestCompressor`), and the engine's errors inside `CourierError.engine` (`EngineError`, whose
 // proxy case carries a `ProxyRefusal`), and WebSockets' close codes, errors and compression
 // parameters (`WebSocketCloseCode`, `WebSocketError`, `PerMessageDeflate`). The engine itself (`HTTPEngine`, `EngineRequest`,
 // `EngineEvent`, its collected and streamed responses) stays behind `import CourierEngine`,
 // as Hummingbird re-exports only the core types its users need.
 @_exported public import struct CourierEngine.BodyWriter
+@_exported public import enum CourierEngine.ContentCoding
 @_exported public import struct CourierEngine.EngineConfiguration
 @_exported public import enum CourierEngine.EngineError
 @_exported public import struct CourierEngine.EngineMetrics

@@ -47,8 +47,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     private var state = State.idle
     private var body = ByteBuffer()
-    private var uploadByteCount = 0
-    private var uploadHasher = SHA256()
+    private var upload: UploadDigest?
     private var sentContinue = false
     private var pendingTask: Scheduled<Void>?
     private var isActive = true
@@ -81,8 +80,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 self.body.writeBuffer(&chunk)
             }
         case (.body(let chunk), .uploading):
-            self.uploadByteCount += chunk.readableBytes
-            chunk.withUnsafeReadableBytes { self.uploadHasher.update(bufferPointer: $0) }
+            self.upload?.add(chunk)
         case (.body, _):
             break
         case (.end, .buffering(let head)):
@@ -97,8 +95,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             self.state = .responding
             self.perform(self.router.reply(to: request), for: head, keepAlive: head.isKeepAlive, context: context)
         case (.end, .uploading(let head)):
-            let digest = self.uploadHasher.finalize().hexString
-            let reply = ServerReply.json(["bytes": .int(self.uploadByteCount), "sha256": .string(digest)])
+            let reply = self.upload?.reply() ?? .json(["bytes": .int(0)])
+            self.upload = nil
             self.state = .responding
             self.perform(reply, for: head, keepAlive: head.isKeepAlive, context: context)
         case (.end, _):
@@ -140,8 +138,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             self.sendContinue(version: head.version, context: context)
         }
         if streams {
-            self.uploadByteCount = 0
-            self.uploadHasher = SHA256()
+            self.upload = UploadDigest(head: head)
             self.state = .uploading(head)
         } else {
             self.state = .buffering(head)

@@ -163,6 +163,14 @@ public struct EngineMetrics: Sendable, Equatable {
         set { unique().values.coalescedConnectionHost = newValue }
     }
 
+    /// Set by the session (Courier's `SessionConfiguration.hsts`) when HTTP Strict Transport
+    /// Security rewrote this exchange's `http://` URL to `https://` before sending: the URL as
+    /// it was asked for. Nil otherwise; the engine itself never sets it.
+    public var hstsUpgradedFrom: URL? {
+        get { storage.values.hstsUpgradedFrom }
+        set { unique().values.hstsUpgradedFrom = newValue }
+    }
+
     /// The box, copied first when another value shares it.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
@@ -212,6 +220,7 @@ public struct EngineMetrics: Sendable, Equatable {
         var connectionSetupPhase: ConnectionSetupPhase?
         var replayedAttempts: [EngineMetrics] = []
         var coalescedConnectionHost: String?
+        var hstsUpgradedFrom: URL?
     }
 
     /// Where a response came from.

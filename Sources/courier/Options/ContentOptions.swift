@@ -20,7 +20,7 @@ struct ContentOptions: ParsableArguments {
 
     @Flag(
         name: [.customShort("x"), .long],
-        help: "Deflate the body (Content-Encoding: deflate) when that makes it smaller; -xx always.")
+        help: "Deflate the body (Content-Encoding: deflate) when that makes it smaller; -xx always. A form or an @file body is deflated as it is sent (chunked, bounded memory) when 1 KiB or more; -xx always.")
     var compress: Int
 
     @Flag(help: "Send the body with Transfer-Encoding: chunked.")

@@ -16,4 +16,9 @@ struct SSLOptions: ParsableArguments {
 
     @Option(name: .customLong("cert-key"), help: ArgumentHelp("The private key of --cert (PEM or DER, unencrypted).", valueName: "file"))
     var certKey: String?
+
+    @Option(help: ArgumentHelp(
+        "Keep HTTP Strict Transport Security in this file (curl's format; made if missing): read first, written back after the exchange. An http:// URL to a host it knows is sent over https (an explicit port is kept, as curl does).",
+        valueName: "file"))
+    var hsts: String?
 }

@@ -100,7 +100,12 @@ struct RequestCommand: AsyncParsableCommand {
                 try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
                 return
             }
-            let manager = try makeManager(digestAuth: effectiveAuthType == "digest" ? login : nil, cookieJar: jar)
+            let hsts = try openHSTS()
+            let manager = try makeManager(digestAuth: effectiveAuthType == "digest" ? login : nil, cookieJar: jar, hsts: hsts)
+            if outputOptions.verbose, let hsts, let asked = prepared.urlRequest.url, let upgraded = hsts.upgradedURL(for: asked) {
+                let line = "* HSTS: \(asked.absoluteString) upgraded to \(upgraded.absoluteString)\n"
+                StandardStreams.writeOutput(Data(MessageSanitizer.withoutPasswords(line).utf8))
+            }
             if downloads.download {
                 var request = prepared.urlRequest
                 if let file = prepared.bodyFile {
@@ -112,6 +117,7 @@ struct RequestCommand: AsyncParsableCommand {
                     printHeaders: outputOptions.printsDownloadHead
                 ).run()
                 try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
+                try saveHSTS(hsts)
                 guard status == .success else { throw ExitCode(status.rawValue) }
                 return
             }
@@ -123,6 +129,7 @@ struct RequestCommand: AsyncParsableCommand {
                 ? try await sendFollowingEachHop(prepared, with: manager, printer: printer)
                 : try await send(prepared, with: manager, printer: printer)
             try saveSession(&session, parsed: parsed, credentials: login, prompted: prompted, authType: effectiveAuthType, jar: jar)
+            try saveHSTS(hsts)
             guard let response = exchange.response, exchange.error == nil || exchange.body != nil else {
                 throw exchange.error ?? FailureReport(status: .error, message: "no response")
             }
@@ -258,18 +265,55 @@ struct RequestCommand: AsyncParsableCommand {
         return (try StandardInputBody.read(), "stdin")
     }
 
-    /// `-x`: the body deflated when that makes it smaller (always with `-xx`).
+    /// `-x`: a body in memory deflated when that makes it smaller (always with `-xx`), as HTTPie
+    /// does. A form or a file (`@file`, `< file`) is deflated as it is sent instead, by the
+    /// session's `RequestCompressor` (bounded memory, chunked): its compressed size is only known
+    /// once sent, so `-x` compresses one of ``minimumStreamedCompressionSize`` or more, `-xx` any.
     private func compressBody(_ prepared: inout PreparedRequest) throws {
         guard content.compress > 0 else { return }
-        guard prepared.multipart == nil else {
-            throw RequestBuildError(description: "-x/--compress is not supported for multipart bodies")
-        }
+        if prepared.multipart != nil || (prepared.bodyFile != nil && !downloads.download) { return }
         var body = prepared.urlRequest.httpBody
         if let file = prepared.bodyFile { body = try RequestBuilder.contents(ofFile: file.url.path) }
         guard let body, !body.isEmpty, let deflated = try OutgoingBody.deflated(body, force: content.compress > 1) else { return }
         prepared.bodyFile = nil
         prepared.urlRequest.httpBody = deflated
         prepared.urlRequest.setValue("deflate", forHTTPHeaderField: "Content-Encoding")
+    }
+
+    /// The smallest form or file `-x` compresses as it is sent (see ``compressBody(_:)``).
+    static let minimumStreamedCompressionSize: Int64 = 1024
+
+    /// Whether `-x` compresses `prepared`'s body as it is sent (a form or a file).
+    private func compressesAsSent(_ prepared: PreparedRequest) -> Bool {
+        // (A request serializer leaves an empty body on a POST whose body is a form or a file.)
+        guard content.compress > 0, prepared.urlRequest.httpBody?.isEmpty ?? true, prepared.multipart != nil || prepared.bodyFile != nil
+        else { return false }
+        let size = prepared.multipart?.formData?.contentLength ?? prepared.bodyFile?.length
+        return content.compress > 1 || (size ?? .max) >= Self.minimumStreamedCompressionSize
+    }
+
+    // MARK: - HSTS
+
+    /// The `--hsts` file's store (empty when the file doesn't exist yet), or nil without `--hsts`.
+    /// - Throws: ``RequestBuildError`` naming the file when it can't be used.
+    private func openHSTS() throws -> HSTSStore? {
+        guard let path = ssl.hsts else { return nil }
+        guard !path.isEmpty else { throw RequestBuildError(description: "--hsts needs a file") }
+        do {
+            return try HSTSStore(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RequestBuildError(description: "--hsts: \(error)")
+        }
+    }
+
+    /// Writes what the exchange taught back to the `--hsts` file (atomically).
+    private func saveHSTS(_ store: HSTSStore?) throws {
+        guard let store, let path = ssl.hsts else { return }
+        do {
+            try store.write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw RequestBuildError(description: "--hsts: \(error)")
+        }
     }
 
     /// The value of the last `Content-Length:N` item, when it is a length.
@@ -397,11 +441,12 @@ struct RequestCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeManager(digestAuth: (user: String, password: String)?, cookieJar: HTTPCookieJar) throws
+    private func makeManager(digestAuth: (user: String, password: String)?, cookieJar: HTTPCookieJar, hsts: HSTSStore? = nil) throws
         -> URLSessionManager
     {
         var configuration = SessionConfiguration()
         configuration.cookieJar = cookieJar
+        configuration.hsts = hsts
         if network.http11 { configuration.httpVersion = .http1Only }
         if let timeout = network.timeout {
             let seconds = try SecondsOption.checked(timeout, option: "--timeout")
@@ -445,14 +490,22 @@ struct RequestCommand: AsyncParsableCommand {
             manager.credential = URLCredential(user: digestAuth.user, password: digestAuth.password, persistence: .forSession)
             manager.credentialSchemes = .digest  // never downgraded to Basic
         }
+        if content.compress > 0 {
+            // Forms and files (see compressBody): a body in memory was already handled.
+            manager.interceptor = RequestCompressor(
+                coding: .deflate, minimumSize: content.compress > 1 ? 0 : Self.minimumStreamedCompressionSize,
+                shouldCompress: { ($0.httpBody?.isEmpty ?? true) && $0.value(forHTTPHeaderField: "Content-Encoding") == nil })
+        }
         return manager
     }
 
     private func printRequest(_ prepared: PreparedRequest, printer: ExchangePrinter) async throws {
         var out = Data()
+        let compressed = compressesAsSent(prepared)
         let chunked =
-            content.chunked && prepared.multipart == nil
-            && (prepared.bodyFile != nil || prepared.urlRequest.httpBody != nil || prepared.streamsStandardInput)
+            compressed
+            || content.chunked && prepared.multipart == nil
+                && (prepared.bodyFile != nil || prepared.urlRequest.httpBody != nil || prepared.streamsStandardInput)
         let bodyLength =
             chunked
             ? nil
@@ -461,6 +514,7 @@ struct RequestCommand: AsyncParsableCommand {
         if printer.options.requestHeaders {
             var request = prepared.urlRequest
             if chunked { request.setValue("chunked", forHTTPHeaderField: "Transfer-Encoding") }
+            if compressed { request.setValue(ContentCoding.deflate.rawValue, forHTTPHeaderField: "Content-Encoding") }
             out += Data(printer.requestHead(request, bodyLength: bodyLength).utf8)
         }
         if printer.options.requestBody {

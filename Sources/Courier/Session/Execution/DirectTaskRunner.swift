@@ -251,8 +251,16 @@ final class DirectTaskRunner: TaskDriver {
 
     /// Sends one hop and returns what the machine decided when it ended. The engine request is
     /// made inside the continuation's (synchronous) closure, so it is never kept in an async frame.
-    private func send(_ request: URLRequest) async -> HopResult {
-        await withUnsafeContinuation { continuation in
+    private func send(_ requested: URLRequest) async -> HopResult {
+        // HSTS: an http URL to a known host leaves as https (the current request says so).
+        let (request, upgradedFrom) = environment.upgradedForHSTS(requested)
+        if environment.configuration.hsts != nil {
+            task.snapshot.withLock { snapshot in
+                snapshot.hstsUpgradedFrom = upgradedFrom
+                if upgradedFrom != nil { snapshot.currentRequest = request }
+            }
+        }
+        return await withUnsafeContinuation { continuation in
             let engineRequest: EngineRequest
             let engine: HTTPEngine
             do {
@@ -379,6 +387,7 @@ final class DirectTaskRunner: TaskDriver {
     private func handleHead(_ head: HTTPResponseHead, request: URLRequest) {
         guard let url = request.url else { return }
         environment.storeCookies(from: head.headers, for: request, url: url)
+        environment.noteStrictTransportSecurity(from: head.headers, url: url)
         let location = head.headers.first(name: "location")
         let maximumRedirects = environment.configuration.maximumRedirects
         let next: URLRequest?
@@ -412,7 +421,7 @@ final class DirectTaskRunner: TaskDriver {
     }
 
     private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
-        task.snapshot.withLock { $0.metrics = metrics }  // each hop's, as a TaskDelegate's
+        task.snapshot.withLock { _ = $0.record(metrics) }  // each hop's, as a TaskDelegate's
         let waiting = state.withLock { state in
             let action = state.machine.exchangeEnded(error: error)
             state.engineTask = nil

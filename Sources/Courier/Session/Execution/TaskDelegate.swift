@@ -218,12 +218,22 @@ final class TaskDelegate: TaskDriver {
 
     /// Where a request leaves the session for the engine (every hop: the first request, each
     /// redirect, each answer to a challenge). The seam for a cache lookup before the network.
-    func send(_ request: URLRequest) {
+    func send(_ requested: URLRequest) {
+        // HSTS: an http URL to a known host leaves as https (the current request says so).
+        let (request, upgradedFrom) = environment.upgradedForHSTS(requested)
+        let interceptor = snapshot.withLock { snapshot in
+            snapshot.hstsUpgradedFrom = upgradedFrom
+            if upgradedFrom != nil { snapshot.currentRequest = request }
+            return snapshot.interceptor
+        }
         var engineRequest: EngineRequest
         let engine: HTTPEngine
         do {
             let (body, deadline) = run.withLock { ($0.body, $0.deadline) }
             engineRequest = try SessionBridge.engineRequest(for: request, body: body, environment: environment, deadline: deadline)
+            // A RequestCompressor compresses the body as it is sent (made afresh for every hop).
+            let coding = RequestCompressor.find(in: interceptor)?.apply(to: &engineRequest, request: request)
+            snapshot.withLock { $0.requestBodyCoding = coding }
             engine = try environment.engine
         } catch {
             complete(withResponse: false, error: error, metrics: nil)
@@ -356,6 +366,7 @@ final class TaskDelegate: TaskDriver {
         }
         let status = Int(head.status.code)
         environment.storeCookies(from: head.headers, for: request, url: url)
+        environment.noteStrictTransportSecurity(from: head.headers, url: url)
 
         // Redirects are the session's job, not the engine's.
         let location = head.headers.first(name: "location")
@@ -474,8 +485,8 @@ final class TaskDelegate: TaskDriver {
     }
 
     /// The end of an exchange. The seam where a cache would see a response completed.
-    private func exchangeEnded(error: EngineError?, metrics: EngineMetrics) {
-        snapshot.withLock { $0.metrics = metrics }
+    private func exchangeEnded(error: EngineError?, metrics hopMetrics: EngineMetrics) {
+        let metrics = snapshot.withLock { $0.record(hopMetrics) }
         let (didFinishCollecting, monitors) = environment.settings.withLock {
             ($0.hooks.taskDidFinishCollectingMetrics, $0.monitors)
         }

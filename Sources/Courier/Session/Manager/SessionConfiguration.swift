@@ -58,6 +58,13 @@ public struct SessionConfiguration: Sendable {
     /// `Max-Age`, prefixes; see ``HTTPCookieJar``) and keeps cookies in memory. Configurations
     /// (and managers) given the same jar share its cookies.
     public var cookieJar: HTTPCookieJar?
+    /// HTTP Strict Transport Security (RFC 6797): responses received over https teach it their
+    /// `Strict-Transport-Security`, and `http://` requests to the hosts it knows are sent as
+    /// `https://` before a byte leaves (port 80 becomes 443; another explicit port is kept, as
+    /// curl does). Nil (the default): off, as in curl; URLSession, by contrast, applies HSTS
+    /// always. See ``HSTSStore`` for the rules and its file (`HSTSStore(contentsOf:)`,
+    /// `write(to:)`). Configurations given the same store share what it learnt.
+    public var hsts: HSTSStore?
 
     /// Superseded by ``cookieJar``. The session no longer reads or writes a Foundation
     /// `HTTPCookieStorage`: FoundationNetworking's storage on Linux accepts `Domain=com`,

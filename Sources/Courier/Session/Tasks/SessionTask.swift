@@ -54,6 +54,19 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         var redirectCount = 0
         /// The task's interceptor; from its first attempt on, chained after the manager's.
         var interceptor: (any RequestInterceptor)?
+        /// The URL HSTS upgraded the hop in flight from (``SessionConfiguration/hsts``), if it did.
+        var hstsUpgradedFrom: URL?
+        /// How the hop in flight's body was compressed (``RequestCompressor``), if it was.
+        var requestBodyCoding: RequestBodyCoding?
+
+        /// Keeps a hop's metrics, marked with the URL HSTS upgraded the hop from; returns them.
+        @discardableResult
+        mutating func record(_ hopMetrics: EngineMetrics) -> EngineMetrics {
+            var marked = hopMetrics
+            if let hstsUpgradedFrom { marked.hstsUpgradedFrom = hstsUpgradedFrom }
+            metrics = marked
+            return marked
+        }
 
         /// Records the final response's head; `made` is the `HTTPURLResponse` a hook already
         /// needed for it (kept, so the task never makes a second one).
