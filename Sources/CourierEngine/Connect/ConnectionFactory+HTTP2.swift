@@ -49,9 +49,7 @@ extension ConnectionFactory {
     func connectNegotiating(
         id: ConnectionPoolStateMachine.ConnectionID,
         key: ConnectionKey,
-        addresses: [SocketAddress],
-        connectHost: String,
-        connectPort: Int,
+        destination: Destination,
         info: ConnectionInfo,
         deadline: NIODeadline,
         loop: (any EventLoop)?,
@@ -69,7 +67,7 @@ extension ConnectionFactory {
         let windowSize = http2WindowSize
         let streamCap = configuration.maximumConcurrentStreamsPerConnection
 
-        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining, loop: loop)
+        let bootstrap = makeBootstrap(destination: destination, connectTimeout: remaining, loop: loop)
             .channelInitializer(
                 Self.pipelineInitializer { channel, sync in
                     let setup = ConnectionSetupHandler(host: host, setupErrorBox: setupErrorBox, priorKnowledge: !useTLS) {
@@ -116,7 +114,7 @@ extension ConnectionFactory {
                     try sync.addHandler(setup)
                 })
 
-        let channel = try await Self.openChannel(bootstrap, connectHost: connectHost, connectPort: connectPort, key: key)
+        let channel = try await Self.openChannel(bootstrap, destination: destination, key: key)
 
         let tlsStart = Date()
         let baseInfo = info
