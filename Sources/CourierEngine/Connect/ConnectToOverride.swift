@@ -6,7 +6,9 @@
 /// `127.0.0.1:8443` still checks that the server is `example.test`. The new host is resolved
 /// as any other (a ``ResolveOverride`` for it applies). Not applied when the request goes
 /// through a proxy: the proxy connects to the URL's host. The request's metrics say which
-/// address was used and that a rule sent it there (``EngineMetrics/addressOverride``).
+/// address was used and that a rule sent it there (``EngineMetrics/addressOverride``). As for
+/// a ``ResolveOverride``, NIOSSL's own check (without a verifier) also accepts a certificate
+/// naming the address connected to; a session's `SecurityPolicy` checks the name alone.
 public struct ConnectToOverride: Sendable, Hashable, CustomStringConvertible {
     /// The host it applies to, lower-cased; nil for every host.
     public let host: String?

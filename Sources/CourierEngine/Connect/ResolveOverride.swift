@@ -7,6 +7,10 @@ import NIOCore
 /// verification keep the URL's host, so `https://example.test:8443/` with
 /// `example.test:8443:127.0.0.1` reaches a local server that must prove it is
 /// `example.test`. The request's metrics say so (``EngineMetrics/addressOverride``).
+///
+/// With the engine's own certificate check (no ``EngineTLSConfiguration/verifier``), NIOSSL
+/// also accepts a certificate whose IP-address entry names the address connected to, whatever
+/// the host name; a session's `SecurityPolicy` (the verifier it installs) checks the name alone.
 public struct ResolveOverride: Sendable, Hashable, CustomStringConvertible {
     /// The host name it answers for, lower-cased (host names match case-insensitively).
     public let host: String

@@ -93,10 +93,10 @@ struct NetworkOptions: ParsableArguments {
         return targets
     }
 
-    /// The curl options that send a request where these options send it (for `--curl`).
-    var curlConnectionArguments: [String] {
-        (unixSocket.map { ["--unix-socket", $0] } ?? []) + resolve.flatMap { ["--resolve", $0] }
-            + connectTo.flatMap { ["--connect-to", $0] }
+    /// The curl options that send a request where these options send it (for `--curl`): each
+    /// flag with its value.
+    var curlConnectionArguments: [(flag: String, value: String)] {
+        (unixSocket.map { [("--unix-socket", $0)] } ?? []) + resolve.map { ("--resolve", $0) } + connectTo.map { ("--connect-to", $0) }
     }
 
     /// The scheme for URLs typed without one.

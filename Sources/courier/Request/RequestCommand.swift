@@ -89,7 +89,7 @@ struct RequestCommand: AsyncParsableCommand {
                     command += " --proxy " + CurlCommandOutput.quote(proxy)
                 }
                 _ = try network.connectionTargets()  // checked as for sending
-                for argument in network.curlConnectionArguments { command += " " + CurlCommandOutput.quote(argument) }
+                for (flag, value) in network.curlConnectionArguments { command += " \(flag) " + CurlCommandOutput.quote(value) }
                 print(command)
                 return
             }

@@ -27,7 +27,7 @@ struct UnixSocketCLITests {
             let run = try await CourierProcess.run(["-v", server.baseURL.absoluteString + "/get"])
             #expect(run.status == 0, "\(run)")
             #expect(run.output.contains("Host: localhost"), "\(run)")
-            #expect(run.output.contains("\"Host\": \"localhost\""), "\(run)")
+            #expect(run.output.contains("\"Host\" : \"localhost\""), "\(run)")
         }
     }
 

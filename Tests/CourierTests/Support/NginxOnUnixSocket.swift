@@ -18,8 +18,9 @@ struct NginxOnUnixSocket {
     private let folder: URL
     private let process: Process
 
-    /// Starts nginx in the foreground as a child process and waits (up to 10 s) for its socket.
-    static func start() throws -> NginxOnUnixSocket {
+    /// Starts nginx in the foreground as a child process and waits (up to 10 s) for its socket,
+    /// polling with `Task.sleep` (a blocked thread would be one of the cooperative pool's few).
+    static func start() async throws -> NginxOnUnixSocket {
         guard let binary else { throw NginxUnavailable() }
         let folder = URL(fileURLWithPath: "/tmp/courier-nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -59,28 +60,35 @@ struct NginxOnUnixSocket {
         while !FileManager.default.fileExists(atPath: socket) {
             guard process.isRunning, Date() < deadline else {
                 let log = (try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
-                server.stop()
+                await server.stop()
                 throw NginxFailed(log: log)
             }
-            Thread.sleep(forTimeInterval: 0.02)
+            try await Task.sleep(for: .milliseconds(20))
         }
         return server
     }
 
-    /// Stops nginx (SIGTERM, then waits) and removes its folder.
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+    /// Stops nginx (SIGTERM, then waits up to 10 s for it to exit) and removes its folder.
+    func stop() async {
+        if process.isRunning { process.terminate() }
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
         }
         try? FileManager.default.removeItem(at: folder)
     }
 
     /// Starts nginx, runs `body` with it, stops it whether `body` returns or throws.
     static func withRunning<T>(_ body: (NginxOnUnixSocket) async throws -> T) async throws -> T {
-        let server = try start()
-        defer { server.stop() }
-        return try await body(server)
+        let server = try await start()
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
     }
 
     /// nginx is not installed.
