@@ -16,7 +16,7 @@ import Synchronization
 /// The engine times the lookup separately (the metrics' `domainLookupStart`/`End`), counts it
 /// against the connect timeout, and asks once for a name many requests wait for at the same
 /// time; NIO's Happy Eyeballs connector (RFC 8305) then races the addresses through
-/// ``PreResolvedAddresses``.
+/// `PreResolvedAddresses`.
 public struct SystemHostResolver: HostResolver {
     /// The system resolver.
     public init() {}
