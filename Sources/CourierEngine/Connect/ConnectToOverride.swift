@@ -7,8 +7,7 @@
 /// as any other (a ``ResolveOverride`` for it applies). Not applied when the request goes
 /// through a proxy: the proxy connects to the URL's host. The request's metrics say which
 /// address was used and that a rule sent it there (``EngineMetrics/addressOverride``). As for
-/// a ``ResolveOverride``, NIOSSL's own check (without a verifier) also accepts a certificate
-/// naming the address connected to; a session's `SecurityPolicy` checks the name alone.
+/// a ``ResolveOverride``, the certificate must name the URL's host among its DNS names.
 public struct ConnectToOverride: Sendable, Hashable, CustomStringConvertible {
     /// The host it applies to, lower-cased; nil for every host.
     public let host: String?

@@ -193,6 +193,21 @@ extension ConnectionFactory {
         return promise
     }
 
+    /// Throws (recording it in `setupErrorBox`) ``EngineError/serverTrustRejected(host:reason:chain:)``
+    /// when an override chose the address of a TLS connection checked by NIOSSL alone and the
+    /// certificate doesn't name `host` (see ``OverriddenAddressNameCheck``). On the event loop.
+    static func checkNameAfterOverride(
+        channel: any Channel, host: String, destination: Destination, useTLS: Bool, verifier: (any ServerTrustVerifier)?,
+        setupErrorBox: SetupErrorBox
+    ) throws {
+        guard useTLS, verifier == nil, destination.addressOverride != nil, IPAddressBytes(host) == nil,
+            let problem = OverriddenAddressNameCheck.problem(channel: channel, host: host)
+        else { return }
+        let error = EngineError.serverTrustRejected(host: host, reason: problem)
+        setupErrorBox.set(error)
+        throw error
+    }
+
     /// `info` completed now that the connection is ready: connect (and TLS) end, the TLS
     /// version, both addresses. On the channel's event loop.
     static func readyInfo(_ info: ConnectionInfo, channel: any Channel, useTLS: Bool, tlsStart: Date) -> ConnectionInfo {

@@ -123,6 +123,8 @@ extension ConnectionFactory {
                 of: ConnectionSetupHandler.Negotiated.self, channel: channel, deadline: deadline, setupErrorBox: setupErrorBox)
             setup.waitUntilReady(promise: promise)
             return promise.futureResult.flatMapThrowing { negotiated -> EstablishedConnection in
+                try Self.checkNameAfterOverride(
+                    channel: channel, host: host, destination: destination, useTLS: useTLS, verifier: verifier, setupErrorBox: setupErrorBox)
                 let info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
                 let sync = channel.pipeline.syncOperations
                 switch negotiated {

@@ -173,7 +173,8 @@ struct ConnectionFactory: Sendable {
                 case .failure(let error): promise.fail(error)
                 }
             }
-            return promise.futureResult.map {
+            return promise.futureResult.flatMapThrowing {
+                try Self.checkNameAfterOverride(channel: channel, host: host, destination: destination, useTLS: useTLS, verifier: verifier, setupErrorBox: setupErrorBox)
                 bound.value.info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
                 return bound
             }

@@ -7,10 +7,9 @@ import NIOCore
 /// verification keep the URL's host, so `https://example.test:8443/` with
 /// `example.test:8443:127.0.0.1` reaches a local server that must prove it is
 /// `example.test`. The request's metrics say so (``EngineMetrics/addressOverride``).
-///
-/// With the engine's own certificate check (no ``EngineTLSConfiguration/verifier``), NIOSSL
-/// also accepts a certificate whose IP-address entry names the address connected to, whatever
-/// the host name; a session's `SecurityPolicy` (the verifier it installs) checks the name alone.
+/// The certificate must name that host among its DNS names: an IP-address entry for the
+/// address connected to doesn't do (NIOSSL's own check would take it; the engine adds the name
+/// check for connections an override placed, as curl checks them).
 public struct ResolveOverride: Sendable, Hashable, CustomStringConvertible {
     /// The host name it answers for, lower-cased (host names match case-insensitively).
     public let host: String

@@ -59,6 +59,45 @@ struct ResolveOverrideTests {
         }
     }
 
+    @Test("a certificate naming the address connected to (an IP entry) but not the host is rejected", arguments: [true, false])
+    func addressEntryIsNotEnough(viaConnectTo: Bool) async throws {
+        let authority = try TestCertificateAuthority.shared
+        // The valid chain names localhost, 127.0.0.1 and ::1: NIOSSL alone would accept it for
+        // any name once connected to 127.0.0.1.
+        try await withEngine(server: .init(tls: .valid)) { _, server in
+            var configuration = trusting(authority)
+            if viaConnectTo {
+                configuration.connectToOverrides = [try ConnectToOverride(parsing: "other.test::127.0.0.1:\(server.port)")]
+            } else {
+                configuration.resolveOverrides = [try ResolveOverride(host: "other.test", port: server.port, addresses: ["127.0.0.1"])]
+            }
+            configuration.resolveOverrides.append(try ResolveOverride(host: "localhost", port: server.port, addresses: ["127.0.0.1"]))
+            let engine = try HTTPEngine(configuration: configuration)
+            defer { Task { await engine.shutdown() } }
+            let url = try #require(URL(string: "https://other.test:\(server.port)/get"))
+            let error = await engineError { _ = try await engine.collect(EngineRequest(url: url)) }
+            guard case .serverTrustRejected(let host, let reason, _) = error else {
+                Issue.record("expected serverTrustRejected, got \(String(describing: error))")
+                return
+            }
+            #expect(host == "other.test")
+            #expect(reason.contains("not other.test"), "\(reason)")
+            // The name the certificate holds, by an override too: accepted.
+            let named = try await engine.collect(EngineRequest(url: try #require(URL(string: "https://localhost:\(server.port)/get"))))
+            #expect(named.head.status == .ok)
+            #expect(named.metrics.addressOverride == .resolve)
+        }
+    }
+
+    @Test("certificate name matching: exact, or a wildcard for one leftmost label")
+    func nameMatching() {
+        #expect(OverriddenAddressNameCheck.matches("api.example.test", pattern: "api.example.test"))
+        #expect(OverriddenAddressNameCheck.matches("api.example.test", pattern: "*.example.test"))
+        #expect(!OverriddenAddressNameCheck.matches("example.test", pattern: "*.example.test"))
+        #expect(!OverriddenAddressNameCheck.matches("a.b.example.test", pattern: "*.example.test"))
+        #expect(!OverriddenAddressNameCheck.matches("other.test", pattern: "example.test"))
+    }
+
     @Test("a custom verifier is asked about the URL's name, not the address")
     func verifierSeesTheName() async throws {
         let verifier = RecordingVerifier(.trust)
