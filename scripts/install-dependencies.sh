@@ -6,7 +6,8 @@
 # network namespaces and veth links with `ip`. curl: the cURLDescription and `courier --curl`
 # tests run the printed command with curl itself. python3 and python3-venv: the WebSocket
 # interop tests run the Python `websockets` library and Hypercorn (PyPI, pinned) from a venv
-# in .build/python-venv as peers that are not Courier.
+# in .build/python-venv as peers that are not Courier. nginx: the Unix domain socket interop
+# tests run it (Debian's) on a socket as a server that is not Courier.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,11 @@ for package in zlib1g-dev libcurl4 ca-certificates time iproute2 curl python3 py
         needed+=("$package")
     fi
 done
+
+# Checked by its binary: nginx-light or nginx-full serve as well as nginx.
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    needed+=(nginx)
+fi
 
 if [ ${#needed[@]} -gt 0 ]; then
     SUDO=""

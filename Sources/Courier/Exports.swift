@@ -5,7 +5,9 @@
 // (`EngineMetrics`), request bodies for uploads and `bytes(for:body:)` (`RequestBody`,
 // `BodyWriter`, and `ContentCoding` for `RequestCompressor`), and the engine's errors inside `CourierError.engine` (`EngineError`, whose
 // proxy case carries a `ProxyRefusal`), and WebSockets' close codes, errors and compression
-// parameters (`WebSocketCloseCode`, `WebSocketError`, `PerMessageDeflate`). The engine itself (`HTTPEngine`, `EngineRequest`,
+// parameters (`WebSocketCloseCode`, `WebSocketError`, `PerMessageDeflate`), and name resolution
+// (`.hostResolver`, `.resolveOverrides`, `.connectToOverrides`: `HostResolver`,
+// `SystemHostResolver`, `ResolveOverride`, `ConnectToOverride`, `HostOverrideError`). The engine itself (`HTTPEngine`, `EngineRequest`,
 // `EngineEvent`, its collected and streamed responses) stays behind `import CourierEngine`,
 // as Hummingbird re-exports only the core types its users need.
 @_exported public import struct CourierEngine.BodyWriter
@@ -21,6 +23,11 @@
 @_exported public import enum CourierEngine.WebSocketCloseCode
 @_exported public import enum CourierEngine.WebSocketError
 @_exported public import struct CourierEngine.PerMessageDeflate
+@_exported public import protocol CourierEngine.HostResolver
+@_exported public import struct CourierEngine.SystemHostResolver
+@_exported public import struct CourierEngine.ResolveOverride
+@_exported public import struct CourierEngine.ConnectToOverride
+@_exported public import struct CourierEngine.HostOverrideError
 public import Foundation
 import NIOCore
 

@@ -26,6 +26,22 @@ public struct EngineConfiguration: Sendable {
     /// is nil. Nil (the default): the environment is not consulted. Set it to
     /// ``ProxyEnvironment/process`` to follow this process's variables.
     public var proxyEnvironment: ProxyEnvironment?
+    /// Unix domain sockets by host name: a request whose URL host is a key (compared
+    /// case-insensitively; the key `*` matches every host) connects to that socket path
+    /// instead of the network, as `http+unix://` URLs do. The URL's host still names the
+    /// server: the `Host` header, and for `https` SNI and certificate verification. No name
+    /// lookup, no proxy; connections are pooled per socket. Empty by default.
+    public var unixSocketPaths: [String: String] = [:]
+    /// How host names become addresses. Default ``SystemHostResolver`` (`getaddrinfo`). The
+    /// connect timeout covers the lookup; ``resolveOverrides`` answer before it is asked.
+    public var hostResolver: any HostResolver = SystemHostResolver()
+    /// Addresses given for a host and port, used instead of the resolver (curl's
+    /// `--resolve`); the first matching entry wins. They apply to the host a connection goes
+    /// to: the URL's, a proxy's, or the one a ``connectToOverrides`` rule names. Empty by default.
+    public var resolveOverrides: [ResolveOverride] = []
+    /// Rules sending connections for a host and port elsewhere (curl's `--connect-to`); the
+    /// first matching rule wins. Direct connections only (not through a proxy). Empty by default.
+    public var connectToOverrides: [ConnectToOverride] = []
     /// Response decompression (gzip and deflate). Default on, with a guard against bombs.
     public var decompression: Decompression = .enabled()
     /// Which HTTP versions the engine speaks. Default ``HTTPVersionPolicy/automatic``: HTTP/2

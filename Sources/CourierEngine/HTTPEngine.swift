@@ -64,7 +64,7 @@ public final class HTTPEngine: Sendable {
         let proxy: EngineProxy?
         let bodyFile: FileChunkReader.Identity?
         do {
-            target = try RequestTarget(url: request.url)
+            target = configuration.routed(try RequestTarget(url: request.url))
             proxy = try configuration.proxy(for: target)
             bodyFile = try Self.validate(request)
         } catch {

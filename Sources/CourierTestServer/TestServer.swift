@@ -36,6 +36,11 @@ public final class TestServer: Sendable {
         /// every endpoint on either; `nil` keeps HTTPS at HTTP/1.1. Default: HTTP/2 with the
         /// usual settings. See ``HTTP2Options`` for the HTTP/2 fault modes and h2c.
         public var http2: HTTP2Options?
+        /// Listen on this Unix domain socket instead of ``host`` and ``port`` (a file left at
+        /// the path by an earlier run is replaced). The server's ``TestServer/baseURL`` is then
+        /// `http+unix://` (or `https+unix://`) with the path percent-encoded as the host, and
+        /// its ``TestServer/port`` is 0. Default nil: TCP.
+        public var unixSocketPath: String?
 
         /// Creates a configuration; every parameter has the default documented on its property.
         public init(
@@ -44,9 +49,11 @@ public final class TestServer: Sendable {
             tls: ServerChainKind? = nil,
             requireClientCertificate: Bool = false,
             certificateAuthority: TestCertificateAuthority? = nil,
-            http2: HTTP2Options? = HTTP2Options()
+            http2: HTTP2Options? = HTTP2Options(),
+            unixSocketPath: String? = nil
         ) {
             self.http2 = http2
+            self.unixSocketPath = unixSocketPath
             self.host = host
             self.port = port
             self.tls = tls
@@ -98,7 +105,8 @@ public final class TestServer: Sendable {
     public let host: String
     /// The port the server listens on (the ephemeral port chosen when configured with `0`).
     public let port: Int
-    /// `http://127.0.0.1:PORT`, `https://[::1]:PORT`, ...: no trailing slash.
+    /// `http://127.0.0.1:PORT`, `https://[::1]:PORT`, ...: no trailing slash. On a Unix
+    /// domain socket, `http+unix://%2Ftmp%2Fserver.sock`.
     public let baseURL: URL
     /// The certificate authority behind the server's TLS chains (also when serving plain HTTP),
     /// for clients to trust or pin.
@@ -174,10 +182,14 @@ public final class TestServer: Sendable {
         let scheme = sslContext == nil ? "http" : "https"
         let router = RequestRouter()
 
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        if configuration.unixSocketPath == nil {
+            bootstrap = bootstrap
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        }
+        bootstrap = bootstrap
             .childChannelInitializer { [http2 = configuration.http2] channel in
                 registry.accepted(channel)
                 return channel.eventLoop.makeCompletedFuture {
@@ -205,8 +217,18 @@ public final class TestServer: Sendable {
                     try server.configureHTTP1(channel)
                 }
             }
-            .bind(host: configuration.host, port: configuration.port)
-            .get()
+        if let path = configuration.unixSocketPath {
+            let channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? path
+            guard let baseURL = URL(string: "\(scheme)+unix://\(encoded)") else {
+                try? await channel.close()
+                throw TestServerError.noLocalAddress
+            }
+            return TestServer(
+                channel: channel, registry: registry, port: 0, baseURL: baseURL, certificateAuthority: authority,
+                configuration: configuration)
+        }
+        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
 
         guard let port = channel.localAddress?.port else {
             try? await channel.close()
@@ -241,6 +263,7 @@ public final class TestServer: Sendable {
     public func shutdown() async throws {
         try? await self.channel.close()
         await self.registry.closeAll()
+        if let path = configuration.unixSocketPath { try? FileManager.default.removeItem(atPath: path) }
     }
 
     deinit {

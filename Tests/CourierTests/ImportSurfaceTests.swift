@@ -67,6 +67,13 @@ struct ImportSurfaceTests {
             configuration.proxy = EngineProxy(host: "proxy.example", port: 3128)
             configuration.proxyEnvironment = ProxyEnvironment()
             configuration.httpVersion = EngineConfiguration.HTTPVersionPolicy.automatic
+            configuration.unixSocketPaths = ["docker": "/var/run/docker.sock"]
+            configuration.hostResolver = SystemHostResolver()
+            configuration.resolveOverrides = [try ResolveOverride(parsing: "a.test:443:127.0.0.1")]
+            configuration.connectToOverrides = [try ConnectToOverride(parsing: "a.test:443:b.test:8443")]
+            let overrideError: HostOverrideError? = nil
+            let resolver: (any HostResolver)? = nil
+            print(overrideError as Any, resolver as Any)
             let body: RequestBody = .data(Data("x".utf8))
             let writer: ((BodyWriter) async throws -> Void)? = nil
             let error: EngineError? = nil

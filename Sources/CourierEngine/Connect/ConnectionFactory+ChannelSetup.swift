@@ -17,15 +17,17 @@ extension ConnectionFactory {
         }
     }
 
-    /// A bootstrap that races `addresses` (Happy Eyeballs) for at most `connectTimeout`, with
-    /// Nagle off. The caller adds its channel initializer.
+    /// A bootstrap that races the destination's addresses (Happy Eyeballs) for at most
+    /// `connectTimeout`, with Nagle off (not for a Unix domain socket, which has no Nagle). The
+    /// caller adds its channel initializer.
     /// `loop`: the event loop the connection must live on; nil lets the group pick. The
     /// addresses are handed over on that same loop (the connector would hop to it otherwise).
-    func makeBootstrap(addresses: [SocketAddress], connectTimeout: TimeAmount, loop: (any EventLoop)?) -> ClientBootstrap {
+    func makeBootstrap(destination: Destination, connectTimeout: TimeAmount, loop: (any EventLoop)?) -> ClientBootstrap {
         let loop = loop ?? group.next()
-        return ClientBootstrap(group: loop)
-            .connectTimeout(connectTimeout)
-            .resolver(PreResolvedAddresses(addresses: addresses, eventLoop: loop))
+        let bootstrap = ClientBootstrap(group: loop).connectTimeout(connectTimeout)
+        guard destination.socketPath == nil else { return bootstrap }
+        return bootstrap
+            .resolver(PreResolvedAddresses(addresses: destination.addresses, eventLoop: loop))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
     }
 
@@ -44,20 +46,28 @@ extension ConnectionFactory {
         }
     }
 
-    /// Connects `bootstrap` to `connectHost`: `timedOut(.connect)` when the connect deadline
-    /// runs out, otherwise `cannotConnect` naming the proxy (if any) or the origin.
+    /// Connects `bootstrap` to the destination: `timedOut(.connect)` when the connect deadline
+    /// runs out, otherwise `cannotConnect` naming the proxy (if any) or the origin, and where
+    /// the connection went when that was not the origin's own address (a socket, an override).
     static func openChannel(
-        _ bootstrap: ClientBootstrap, connectHost: String, connectPort: Int, key: ConnectionKey
+        _ bootstrap: ClientBootstrap, destination: Destination, key: ConnectionKey
     ) async throws(EngineError) -> any Channel {
         let proxy = key.proxy
+        func failure(_ reason: String) -> EngineError {
+            var reason = viaProxy(proxy, reason)
+            if destination.socketPath != nil || destination.addressOverride != nil { reason += " (connecting to \(destination.summary))" }
+            return .cannotConnect(host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: reason)
+        }
         do {
-            return try await bootstrap.connect(host: connectHost, port: connectPort).get()
+            if let socketPath = destination.socketPath {
+                return try await bootstrap.connect(unixDomainSocketPath: socketPath).get()
+            }
+            return try await bootstrap.connect(host: destination.host, port: destination.port).get()
         } catch let error as ChannelError {
             if case .connectTimeout = error { throw .timedOut(.connect) }
-            throw .cannotConnect(host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: viaProxy(proxy, "\(error)"))
+            throw failure("\(error)")
         } catch {
-            throw .cannotConnect(
-                host: proxy?.host ?? key.host, port: proxy?.port ?? key.port, reason: viaProxy(proxy, describe(error)))
+            throw failure(describe(error))
         }
     }
 
@@ -188,6 +198,21 @@ extension ConnectionFactory {
         return promise
     }
 
+    /// Throws (recording it in `setupErrorBox`) ``EngineError/serverTrustRejected(host:reason:chain:)``
+    /// when an override chose the address of a TLS connection checked by NIOSSL alone and the
+    /// certificate doesn't name `host` (see ``OverriddenAddressNameCheck``). On the event loop.
+    static func checkNameAfterOverride(
+        channel: any Channel, host: String, destination: Destination, useTLS: Bool, verifier: (any ServerTrustVerifier)?,
+        setupErrorBox: SetupErrorBox
+    ) throws {
+        guard useTLS, verifier == nil, destination.addressOverride != nil, IPAddressBytes(host) == nil,
+            let problem = OverriddenAddressNameCheck.problem(channel: channel, host: host)
+        else { return }
+        let error = EngineError.serverTrustRejected(host: host, reason: problem)
+        setupErrorBox.set(error)
+        throw error
+    }
+
     /// `info` completed now that the connection is ready: connect (and TLS) end, the TLS
     /// version, both addresses. On the channel's event loop.
     static func readyInfo(_ info: ConnectionInfo, channel: any Channel, useTLS: Bool, tlsStart: Date) -> ConnectionInfo {
@@ -202,7 +227,9 @@ extension ConnectionFactory {
             }
         }
         info.localAddress = .init(ip: channel.localAddress?.ipAddress, port: channel.localAddress?.port)
-        info.remoteAddress = .init(ip: channel.remoteAddress?.ipAddress, port: channel.remoteAddress?.port)
+        // A Unix domain socket's address is its path.
+        let remote = channel.remoteAddress
+        info.remoteAddress = .init(ip: remote?.ipAddress ?? remote?.pathname, port: remote?.port)
         return info
     }
 

@@ -49,9 +49,7 @@ extension ConnectionFactory {
     func connectNegotiating(
         id: ConnectionPoolStateMachine.ConnectionID,
         key: ConnectionKey,
-        addresses: [SocketAddress],
-        connectHost: String,
-        connectPort: Int,
+        destination: Destination,
         info: ConnectionInfo,
         deadline: NIODeadline,
         loop: (any EventLoop)?,
@@ -69,7 +67,7 @@ extension ConnectionFactory {
         let windowSize = http2WindowSize
         let streamCap = configuration.maximumConcurrentStreamsPerConnection
 
-        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining, loop: loop)
+        let bootstrap = makeBootstrap(destination: destination, connectTimeout: remaining, loop: loop)
             .channelInitializer(
                 Self.pipelineInitializer { channel, sync in
                     let setup = ConnectionSetupHandler(host: host, setupErrorBox: setupErrorBox, priorKnowledge: !useTLS) {
@@ -117,7 +115,7 @@ extension ConnectionFactory {
                     try sync.addHandler(setup)
                 })
 
-        let channel = try await Self.openChannel(bootstrap, connectHost: connectHost, connectPort: connectPort, key: key)
+        let channel = try await Self.openChannel(bootstrap, destination: destination, key: key)
 
         let tlsStart = Date()
         let baseInfo = info
@@ -127,6 +125,8 @@ extension ConnectionFactory {
             setup.waitUntilReady(promise: promise)
             let boundSetup = NIOLoopBound(setup, eventLoop: channel.eventLoop)
             return promise.futureResult.flatMapThrowing { negotiated -> EstablishedConnection in
+                try Self.checkNameAfterOverride(
+                    channel: channel, host: host, destination: destination, useTLS: useTLS, verifier: verifier, setupErrorBox: setupErrorBox)
                 var info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
                 info.trustedChainDER = boundSetup.value.trustedChain
                 let sync = channel.pipeline.syncOperations

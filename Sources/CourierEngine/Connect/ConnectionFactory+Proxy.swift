@@ -11,13 +11,11 @@ extension ConnectionFactory {
         guard let proxy = key.proxy, proxy.kind != .http else { return nil }
         if let literal = IPAddressBytes(key.host) { return .address(literal.bytes) }
         if proxy.kind == .socks5h { return .name(key.host) }
-        let addresses: [SocketAddress]
-        if let resolveOverride = configuration.resolveOverride {
-            addresses = resolveOverride(key.host, key.port)
-        } else {
-            addresses = try await HostResolver.resolve(
-                host: key.host, port: key.port, deadline: deadline, on: loop ?? group.any())
-        }
+        // Resolved here as a direct connection's name would be (resolve entries, the resolver);
+        // not timed: the connection's lookup was the proxy's.
+        var untimed = ConnectionInfo()
+        let addresses = try await lookUp(host: key.host, port: key.port, deadline: deadline, loop: loop ?? group.any(), info: &untimed)
+            .addresses
         guard let address = addresses.first?.ipAddress, let bytes = IPAddressBytes(address) else {
             throw .dnsFailure(host: key.host, reason: "no IPv4 or IPv6 address (resolved locally for the socks5 proxy)")
         }

@@ -98,44 +98,25 @@ struct ConnectionFactory: Sendable {
         progress: ConnectionSetupProgress? = nil
     ) async throws(EngineError) -> EstablishedConnection {
         var info = ConnectionInfo()
-        let addresses: [SocketAddress]
-        // Through a proxy the socket goes to the proxy; the origin is named in the requests.
-        let (connectHost, connectPort) = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
         let timerLoop = loop ?? group.any()
-        if (try? SocketAddress(ipAddress: connectHost, port: connectPort)) != nil || configuration.resolveOverride != nil {
-            addresses = try await self.addresses(of: connectHost, port: connectPort, deadline: deadline, loop: timerLoop)
-        } else {
-            info.domainLookupStart = Date()
-            addresses = try await self.addresses(of: connectHost, port: connectPort, deadline: deadline, loop: timerLoop)
-            info.domainLookupEnd = Date()
+        let destination = try await self.destination(for: key, deadline: deadline, loop: timerLoop, info: &info)
+        guard !destination.addresses.isEmpty else {
+            throw .dnsFailure(host: destination.host, reason: "no IPv4 or IPv6 address")
         }
-        guard !addresses.isEmpty else {
-            throw .dnsFailure(host: connectHost, reason: "no IPv4 or IPv6 address")
-        }
+        info.addressOverride = destination.addressOverride
         guard NIODeadline.now() < deadline else { throw .timedOut(.connect) }
         info.connectStart = Date()
         progress?.advance(to: .connecting)
         return try await connect(
-            id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
-            deadline: deadline, loop: loop, progress: progress)
+            id: id, key: key, destination: destination, info: info, deadline: deadline, loop: loop, progress: progress)
     }
 
-    /// The addresses of `host` (an IP literal is its own), by `deadline`, whose timer runs on `loop`.
-    func addresses(of host: String, port: Int, deadline: NIODeadline, loop: any EventLoop) async throws(EngineError) -> [SocketAddress] {
-        if (try? SocketAddress(ipAddress: host, port: port)) == nil, let resolveOverride = configuration.resolveOverride {
-            return resolveOverride(host, port)
-        }
-        return try await HostResolver.resolve(host: host, port: port, deadline: deadline, on: loop)
-    }
-
-    /// Connects to one of `addresses` (all of `connectHost`): NIO's Happy Eyeballs connector
+    /// Connects to one of the destination's addresses: NIO's Happy Eyeballs connector
     /// staggers the attempts within the one deadline, and the first to connect wins.
     private func connect(
         id: ConnectionPoolStateMachine.ConnectionID,
         key: ConnectionKey,
-        addresses: [SocketAddress],
-        connectHost: String,
-        connectPort: Int,
+        destination: Destination,
         info: ConnectionInfo,
         deadline: NIODeadline,
         loop: (any EventLoop)?,
@@ -143,8 +124,7 @@ struct ConnectionFactory: Sendable {
     ) async throws(EngineError) -> EstablishedConnection {
         if mayUseHTTP2(key) {
             return try await connectNegotiating(
-                id: id, key: key, addresses: addresses, connectHost: connectHost, connectPort: connectPort, info: info,
-                deadline: deadline, loop: loop, progress: progress)
+                id: id, key: key, destination: destination, info: info, deadline: deadline, loop: loop, progress: progress)
         }
         let remaining = deadline - .now()
         let decompression = decompressionLimits
@@ -161,7 +141,7 @@ struct ConnectionFactory: Sendable {
             useTLS || tunnelsPlainHTTP || proxy.kind != .http ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
         }
 
-        let bootstrap = makeBootstrap(addresses: addresses, connectTimeout: remaining, loop: loop)
+        let bootstrap = makeBootstrap(destination: destination, connectTimeout: remaining, loop: loop)
             .channelInitializer(
                 Self.pipelineInitializer { channel, sync in
                     let handler = HTTP1ConnectionHandler(
@@ -179,7 +159,7 @@ struct ConnectionFactory: Sendable {
                     try Self.addHTTP1Handlers(sync, handler: handler, decompressionRatio: decompression?.ratio)
                 })
 
-        let channel = try await Self.openChannel(bootstrap, connectHost: connectHost, connectPort: connectPort, key: key)
+        let channel = try await Self.openChannel(bootstrap, destination: destination, key: key)
 
         let tlsStart = Date()
         let baseInfo = info
@@ -193,7 +173,8 @@ struct ConnectionFactory: Sendable {
                 case .failure(let error): promise.fail(error)
                 }
             }
-            return promise.futureResult.map {
+            return promise.futureResult.flatMapThrowing {
+                try Self.checkNameAfterOverride(channel: channel, host: host, destination: destination, useTLS: useTLS, verifier: verifier, setupErrorBox: setupErrorBox)
                 bound.value.info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
                 return bound
             }

@@ -4,7 +4,8 @@ import NIOCore
 /// no connection of its own may ride an open HTTP/2 connection opened for another host, when
 ///
 /// - it goes direct (no proxy), over https, to the same port;
-/// - its host name resolves to the address that connection is connected to;
+/// - its host name resolves (resolve and connect-to rules included) to the address that
+///   connection is connected to;
 /// - the engine's ``ServerTrustVerifier`` trusts that connection's certificate chain for its
 ///   host name (so a certificate that doesn't cover it, or a pin that fails, keeps it apart).
 ///
@@ -17,7 +18,7 @@ extension ConnectionPool {
     /// a trust decision), then queues it for its own connection itself when none fits.
     func coalesce(_ execution: RequestExecution) -> Bool {
         let key = execution.key
-        guard key.scheme == .https, key.proxy == nil, configuration.tls.verifier != nil, execution.mayCoalesce else {
+        guard key.scheme == .https, key.proxy == nil, key.socketPath == nil, configuration.tls.verifier != nil, execution.mayCoalesce else {
             return false
         }
         enum Next {
@@ -37,7 +38,7 @@ extension ConnectionPool {
             }
             let candidates = state.http2Connections.values.filter { connection in
                 connection.key.host != key.host && connection.key.scheme == .https && connection.key.port == key.port
-                    && connection.key.proxy == nil && connection.info.trustedChainDER != nil
+                    && connection.key.proxy == nil && connection.key.socketPath == nil && connection.info.trustedChainDER != nil
             }
             return candidates.isEmpty ? .ownConnection : .judge(candidates)
         }
@@ -60,13 +61,15 @@ extension ConnectionPool {
         var deadline = NIODeadline.now() + configuration.connectTimeout
         if let requestDeadline = execution.request.deadline { deadline = min(deadline, requestDeadline) }
         let loop = candidates.first?.eventLoop ?? factory.group.any()
+        // Where a connection of its own would go (resolve and connect-to rules included).
+        var lookup = ConnectionInfo()
         guard let verifier = configuration.tls.verifier,
-            let addresses = try? await factory.addresses(of: key.host, port: key.port, deadline: deadline, loop: loop)
+            let destination = try? await factory.destination(for: key, deadline: deadline, loop: loop, info: &lookup)
         else {
             submitToOwnConnection(execution)
             return
         }
-        let ips = Set(addresses.compactMap(\.ipAddress))
+        let ips = Set(destination.addresses.compactMap(\.ipAddress))
         for connection in candidates {
             guard let ip = connection.info.remoteAddress?.ip, ips.contains(ip), let chain = connection.info.trustedChainDER,
                 await verifier.verify(chain: chain, host: key.host) == .trust

@@ -252,14 +252,15 @@ extension EngineProxy {
 }
 
 extension EngineConfiguration {
-    /// The proxy for `target`: the explicit ``proxy`` when set, else the one
-    /// ``proxyEnvironment`` picks, else nil.
+    /// The proxy for `target`: none for a Unix domain socket, else the explicit ``proxy``
+    /// when set, else the one ``proxyEnvironment`` picks, else nil.
     ///
     /// - Throws: ``EngineError/invalidURL(_:)`` for an environment value that is not a proxy
     ///   URL, and for what a SOCKS5 proxy can't be sent (RFC 1928/1929 length bytes): a user
     ///   name not 1 to 255 bytes, a password over 255 bytes, a `socks5h` host name over 255
     ///   bytes. Before any I/O, so nothing is truncated and no proxy is blamed for it.
     func proxy(for target: RequestTarget) throws(EngineError) -> EngineProxy? {
+        guard target.socketPath == nil else { return nil }
         let chosen: EngineProxy?
         if let proxy {
             chosen = proxy

@@ -101,7 +101,8 @@ public struct EngineMetrics: Sendable, Equatable {
         get { storage.values.localPort }
         set { unique().values.localPort = newValue }
     }
-    /// Remote address of the connection.
+    /// Remote address of the connection: the IP address connected to, or a Unix domain
+    /// socket's path (``remotePort`` is nil then).
     public var remoteAddress: String? {
         get { storage.values.remoteAddress }
         set { unique().values.remoteAddress = newValue }
@@ -110,6 +111,15 @@ public struct EngineMetrics: Sendable, Equatable {
     public var remotePort: Int? {
         get { storage.values.remotePort }
         set { unique().values.remotePort = newValue }
+    }
+    /// Whether an override, not the resolver, chose the address the connection went to
+    /// (``remoteAddress``): `.resolve` when a ``ResolveOverride`` gave the host's addresses,
+    /// `.connectTo` when a ``ConnectToOverride`` sent the connection to another host or port.
+    /// Nil when the resolver answered, the URL's host was an IP literal, or the connection went
+    /// to a Unix domain socket.
+    public var addressOverride: AddressOverride? {
+        get { storage.values.addressOverride }
+        set { unique().values.addressOverride = newValue }
     }
     /// The protocol spoken: `h2` (HTTP/2), `http/1.1` (or `http/1.0` when the server answered
     /// so). Over HTTP/2, ``isReusedConnection`` says the request was a later stream on a
@@ -213,6 +223,7 @@ public struct EngineMetrics: Sendable, Equatable {
         var localPort: Int?
         var remoteAddress: String?
         var remotePort: Int?
+        var addressOverride: AddressOverride?
         var networkProtocolName: String?
         var tlsProtocolVersion: String?
         var resourceFetchType: ResourceFetchType = .networkLoad
@@ -229,6 +240,15 @@ public struct EngineMetrics: Sendable, Equatable {
         case networkLoad
         /// Served from the local HTTP cache; nothing was sent.
         case localCache
+    }
+
+    /// Which override chose a connection's address (``addressOverride``).
+    public enum AddressOverride: String, Sendable, Equatable {
+        /// A ``ResolveOverride`` (curl's `--resolve`) gave the addresses of the host.
+        case resolve
+        /// A ``ConnectToOverride`` (curl's `--connect-to`) sent the connection to another host
+        /// or port (whose address came from a resolve entry or the resolver).
+        case connectTo
     }
 
     /// Metrics for a request accepted at `fetchStart`.
@@ -253,6 +273,7 @@ extension EngineMetrics {
         localPort = info.localAddress?.port
         remoteAddress = info.remoteAddress?.ip
         remotePort = info.remoteAddress?.port
+        addressOverride = info.addressOverride
         tlsProtocolVersion = info.tlsProtocolVersion
     }
 }
@@ -267,6 +288,7 @@ struct ConnectionInfo: Sendable {
     var secureConnectionEnd: Date?
     var localAddress: SocketAddressDescription?
     var remoteAddress: SocketAddressDescription?
+    var addressOverride: EngineMetrics.AddressOverride?
     var tlsProtocolVersion: String?
     /// The server's certificate chain as the engine's ``ServerTrustVerifier`` trusted it (nil
     /// without a verifier, or for plain HTTP): what connection coalescing judges another

@@ -37,7 +37,7 @@ extension HTTPEngine {
         bounded.maximumMessageSize = min(max(1, options.maximumMessageSize), Int(UInt32.max))
         let options = bounded
         let url = try Self.httpURL(forWebSocket: request.url)
-        let target = try RequestTarget(url: url)
+        let target = configuration.routed(try RequestTarget(url: url))
         let proxy = try configuration.proxy(for: target)
         let key = ConnectionKey(target, proxy: proxy)
         let fetchStart = Date()

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Courier
 
 /// HTTPie's "Network" options: where the request goes, how long it may take, redirects,
-/// proxies, the HTTP version and the cache.
+/// proxies, the HTTP version and the cache; curl's `--unix-socket`, `--resolve` and
+/// `--connect-to`.
 struct NetworkOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
@@ -31,6 +33,27 @@ struct NetworkOptions: ParsableArguments {
             valueName: "url"))
     var proxy: String?
 
+    @Option(
+        name: .customLong("unix-socket"),
+        help: ArgumentHelp(
+            "Connect to this Unix domain socket instead of the network, for every request of the call (as curl's --unix-socket): the URL's host still goes in the Host header and, for https, is the name the certificate must hold. http+unix://%2Fpath%2Fto.sock/PATH URLs need no option.",
+            valueName: "path"))
+    var unixSocket: String?
+
+    @Option(
+        name: .customLong("resolve"),
+        help: ArgumentHelp(
+            "Use these addresses for HOST:PORT instead of DNS (as curl's --resolve; repeatable). TLS still checks HOST.",
+            valueName: "host:port:addr[,addr]"))
+    var resolve: [String] = []
+
+    @Option(
+        name: .customLong("connect-to"),
+        help: ArgumentHelp(
+            "Connect to HOST2:PORT2 for requests to HOST1:PORT1 (as curl's --connect-to; repeatable; an empty HOST1 or PORT1 matches any, an empty HOST2 or PORT2 keeps the request's). TLS still checks HOST1.",
+            valueName: "host1:port1:host2:port2"))
+    var connectTo: [String] = []
+
     @Option(help: ArgumentHelp(
         "Use an HTTP cache on disk in this folder (RFC 9111: fresh responses are answered without a request, stale ones revalidated; 256 MiB).",
         valueName: "dir"))
@@ -41,6 +64,40 @@ struct NetworkOptions: ParsableArguments {
 
     @Flag(help: "Short for --default-scheme https (what courier-https does).")
     var https = false
+
+    /// What `--unix-socket`, `--resolve` and `--connect-to` set in a session's configuration.
+    struct ConnectionTargets {
+        var unixSocketPaths: [String: String] = [:]
+        var resolveOverrides: [ResolveOverride] = []
+        var connectToOverrides: [ConnectToOverride] = []
+    }
+
+    /// `--unix-socket`, `--resolve` and `--connect-to`, checked.
+    /// - Throws: ``RequestBuildError`` naming the option and what is wrong with its value.
+    func connectionTargets() throws -> ConnectionTargets {
+        var targets = ConnectionTargets()
+        if let unixSocket {
+            guard !unixSocket.isEmpty else { throw RequestBuildError(description: "--unix-socket needs a path") }
+            targets.unixSocketPaths = ["*": unixSocket]
+        }
+        do {
+            targets.resolveOverrides = try resolve.map { try ResolveOverride(parsing: $0) }
+        } catch {
+            throw RequestBuildError(description: "--resolve \(error)")
+        }
+        do {
+            targets.connectToOverrides = try connectTo.map { try ConnectToOverride(parsing: $0) }
+        } catch {
+            throw RequestBuildError(description: "--connect-to \(error)")
+        }
+        return targets
+    }
+
+    /// The curl options that send a request where these options send it (for `--curl`): each
+    /// flag with its value.
+    var curlConnectionArguments: [(flag: String, value: String)] {
+        (unixSocket.map { [("--unix-socket", $0)] } ?? []) + resolve.map { ("--resolve", $0) } + connectTo.map { ("--connect-to", $0) }
+    }
 
     /// The scheme for URLs typed without one.
     /// - Throws: ``RequestBuildError`` for anything but http or https.

@@ -40,7 +40,8 @@ struct RequestArguments: Equatable {
     }
 
     /// HTTPie's shorthands: `:3000/x` → `http://localhost:3000/x`, `:/x` → `http://localhost/x`,
-    /// `example.org` → `http://example.org` (`defaultScheme` instead of `http`).
+    /// `example.org` → `http://example.org` (`defaultScheme` instead of `http`). `http+unix://`
+    /// and `https+unix://` URLs are kept as they are.
     static func completedURL(_ url: String, defaultScheme: String = "http") -> String {
         if url.hasPrefix(":") {
             let rest = url.dropFirst()
@@ -48,7 +49,11 @@ struct RequestArguments: Equatable {
             return defaultScheme + "://localhost:" + rest
         }
         let lowercased = url.lowercased()
-        if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") { return url }
+        if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") || lowercased.hasPrefix("http+unix://")
+            || lowercased.hasPrefix("https+unix://")
+        {
+            return url
+        }
         return defaultScheme + "://" + url
     }
 }

@@ -89,6 +89,8 @@ struct RequestCommand: AsyncParsableCommand {
                     _ = try Self.parseProxy(proxy)
                     command += " --proxy " + CurlCommandOutput.quote(proxy)
                 }
+                _ = try network.connectionTargets()  // checked as for sending
+                for (flag, value) in network.curlConnectionArguments { command += " \(flag) " + CurlCommandOutput.quote(value) }
                 print(command)
                 return
             }
@@ -470,6 +472,10 @@ struct RequestCommand: AsyncParsableCommand {
             // Like curl: http_proxy, https_proxy, all_proxy and no_proxy (HTTP_PROXY ignored).
             configuration.proxyEnvironment = .process
         }
+        let targets = try network.connectionTargets()
+        configuration.unixSocketPaths = targets.unixSocketPaths
+        configuration.resolveOverrides = targets.resolveOverrides
+        configuration.connectToOverrides = targets.connectToOverrides
         if let cache = network.cache {
             guard !cache.isEmpty else { throw RequestBuildError(description: "--cache needs a folder") }
             let cacheStore = HTTPCache(memoryCapacity: 0, diskCapacity: 256 << 20, directory: URL(fileURLWithPath: cache))

@@ -51,6 +51,25 @@ public struct SessionConfiguration: Sendable {
     /// `configuration.proxyEnvironment = .process`, or give the variables yourself:
     /// `ProxyEnvironment(environment: ["https_proxy": "socks5h://127.0.0.1:1080"])`.
     public var proxyEnvironment: ProxyEnvironment?
+    /// Unix domain sockets by host name (`["docker": "/var/run/docker.sock"]`): a request to
+    /// `http://docker/v1.45/info` connects to that socket, and the URL's host stays the
+    /// server's name (the `Host` header; for https, SNI and the certificate checked). The key
+    /// `*` matches every host; names compare case-insensitively. `http+unix://` and
+    /// `https+unix://` URLs (the socket's path percent-encoded as the host) need no entry.
+    /// Sockets skip name lookup and proxies; connections are pooled per socket. Empty by default.
+    public var unixSocketPaths: [String: String] = [:]
+    /// How host names become addresses: `SystemHostResolver` (`getaddrinfo`) by default, or
+    /// any `HostResolver`. The connect timeout covers the lookup.
+    public var hostResolver: any HostResolver = SystemHostResolver()
+    /// Addresses given for a host and port instead of asking ``hostResolver`` (curl's
+    /// `--resolve HOST:PORT:ADDRESS[,ADDRESS]`; see `ResolveOverride`). TLS still checks the
+    /// URL's host; a task's metrics say an override chose the address
+    /// (`EngineMetrics.addressOverride`). Empty by default.
+    public var resolveOverrides: [ResolveOverride] = []
+    /// Rules sending connections for a host and port to another (curl's `--connect-to
+    /// HOST1:PORT1:HOST2:PORT2`; see `ConnectToOverride`), for direct connections. TLS still
+    /// checks the URL's host. Empty by default.
+    public var connectToOverrides: [ConnectToOverride] = []
     /// Where cookies are kept: responses' `Set-Cookie` headers (on every hop, redirects
     /// included) are stored in it, and requests get a `Cookie` header from it unless they
     /// carry one or set `httpShouldHandleCookies = false`. Nil (the default): no cookies are
@@ -131,6 +150,10 @@ public struct SessionConfiguration: Sendable {
         configuration.tls = tls
         configuration.proxy = proxy
         configuration.proxyEnvironment = proxyEnvironment
+        configuration.unixSocketPaths = unixSocketPaths
+        configuration.hostResolver = hostResolver
+        configuration.resolveOverrides = resolveOverrides
+        configuration.connectToOverrides = connectToOverrides
         configuration.httpVersion = httpVersion
         configuration.coalescesHTTP2Connections = coalescesHTTP2Connections
         if let verifier {

@@ -9,15 +9,15 @@ import Testing
 /// server makes `getaddrinfo` wait for its own retries, tens of seconds) ends the request at
 /// the deadline with the connect timeout's error. The lookup is `getaddrinfo`'s stand-in
 /// here: a test can't make the system's resolver hang on demand.
-@Suite("HostResolver deadline", .serialized)
-struct HostResolverTests {
+@Suite("SystemHostResolver deadline", .serialized)
+struct SystemHostResolverTests {
     /// A lookup held until the test lets it go, answering `127.0.0.1` then.
     private final class HeldLookup: Sendable {
         let release = DispatchSemaphore(value: 0)
         /// How many lookups have started (each then holds a resolver thread until released).
         let started = Atomic(0)
         let returned = Atomic(false)
-        var lookup: HostResolver.Lookup {
+        var lookup: SystemHostResolver.Lookup {
             { [self] _, port in
                 started.add(1, ordering: .sequentiallyConsistent)
                 release.wait()
@@ -34,7 +34,7 @@ struct HostResolverTests {
         let held = HeldLookup()
         var caught: EngineError?
         do {
-            _ = try await HostResolver.resolve(
+            _ = try await SystemHostResolver.resolve(
                 host: "slow.invalid", port: 80, deadline: .now() + .milliseconds(200), on: loop, lookup: held.lookup)
         } catch {
             caught = error
@@ -53,7 +53,7 @@ struct HostResolverTests {
     @Test func aLookupAnsweringInTimeGivesItsAddresses() async throws {
         let held = HeldLookup()
         held.release.signal()
-        let addresses = try await HostResolver.resolve(
+        let addresses = try await SystemHostResolver.resolve(
             host: "quick.invalid", port: 8080, deadline: .now() + .seconds(30), on: loop, lookup: held.lookup)
         #expect(addresses.map(\.port) == [8080])
         #expect(addresses.first?.ipAddress == "127.0.0.1")
@@ -64,7 +64,7 @@ struct HostResolverTests {
         let calls = Calls()
         var caught: EngineError?
         do {
-            _ = try await HostResolver.resolve(host: "late.invalid", port: 80, deadline: .now() - .milliseconds(1), on: loop) { _, _ in
+            _ = try await SystemHostResolver.resolve(host: "late.invalid", port: 80, deadline: .now() - .milliseconds(1), on: loop) { _, _ in
                 calls.count.add(1, ordering: .relaxed)
                 return .failure(.dnsFailure(host: "late.invalid", reason: "not expected"))
             }
@@ -84,16 +84,16 @@ struct HostResolverTests {
         final class Calls: Sendable { let count = Atomic(0) }
         let calls = Calls()
         let held = HeldLookup()
-        let lookup: HostResolver.Lookup = { host, port in
+        let lookup: SystemHostResolver.Lookup = { host, port in
             calls.count.add(1, ordering: .relaxed)
             return held.lookup(host, port)
         }
         let waiting = (0..<5).map { _ in
-            Task { try await HostResolver.resolve(host: "shared.invalid", port: 8080, deadline: .now() + .seconds(30), on: loop, lookup: lookup) }
+            Task { try await SystemHostResolver.resolve(host: "shared.invalid", port: 8080, deadline: .now() + .seconds(30), on: loop, lookup: lookup) }
         }
         var impatient: EngineError?
         do {
-            _ = try await HostResolver.resolve(host: "shared.invalid", port: 8080, deadline: .now() + .milliseconds(200), on: loop, lookup: lookup)
+            _ = try await SystemHostResolver.resolve(host: "shared.invalid", port: 8080, deadline: .now() + .milliseconds(200), on: loop, lookup: lookup)
         } catch {
             impatient = error
         }
@@ -107,7 +107,7 @@ struct HostResolverTests {
         #expect(calls.count.load(ordering: .relaxed) == 1)
         // Another port is another question.
         held.release.signal()
-        _ = try await HostResolver.resolve(host: "shared.invalid", port: 8081, deadline: .now() + .seconds(30), on: loop, lookup: lookup)
+        _ = try await SystemHostResolver.resolve(host: "shared.invalid", port: 8081, deadline: .now() + .seconds(30), on: loop, lookup: lookup)
         #expect(calls.count.load(ordering: .relaxed) == 2)
     }
 
@@ -118,12 +118,12 @@ struct HostResolverTests {
     @Test func requestsThatGaveUpOnALookupAreNotKeptUntilItAnswers() async throws {
         let held = HeldLookup()
         let patient = Task {
-            try await HostResolver.resolve(host: "pile.invalid", port: 80, deadline: .now() + .seconds(30), on: loop, lookup: held.lookup)
+            try await SystemHostResolver.resolve(host: "pile.invalid", port: 80, deadline: .now() + .seconds(30), on: loop, lookup: held.lookup)
         }
         #expect(await eventually { held.started.load(ordering: .sequentiallyConsistent) == 1 })
         for _ in 0..<100 {
             do {
-                _ = try await HostResolver.resolve(
+                _ = try await SystemHostResolver.resolve(
                     host: "pile.invalid", port: 80, deadline: .now() + .milliseconds(1), on: loop, lookup: held.lookup)
                 Issue.record("a request past its deadline got an answer")
             } catch {
@@ -131,11 +131,11 @@ struct HostResolverTests {
             }
         }
         // The patient request, and at most the last one to give up (removed when the next comes).
-        #expect(HostResolver.waiterCount(host: "pile.invalid", port: 80) <= 2)
+        #expect(SystemHostResolver.waiterCount(host: "pile.invalid", port: 80) <= 2)
         held.release.signal()
         let addresses = try await patient.value
         #expect(addresses.first?.ipAddress == "127.0.0.1")
-        #expect(HostResolver.waiterCount(host: "pile.invalid", port: 80) == 0)
+        #expect(SystemHostResolver.waiterCount(host: "pile.invalid", port: 80) == 0)
     }
 
     /// A lookup still waiting for a thread when its request's deadline passed is never made:
@@ -145,7 +145,7 @@ struct HostResolverTests {
         let held = HeldLookup()
         let filling = (0..<8).map { index in
             Task {
-                try? await HostResolver.resolve(
+                try? await SystemHostResolver.resolve(
                     host: "filling-\(index).invalid", port: 80, deadline: .now() + .seconds(5), on: loop, lookup: held.lookup)
             }
         }
@@ -155,7 +155,7 @@ struct HostResolverTests {
         #expect(await eventually { held.started.load(ordering: .sequentiallyConsistent) == 8 })
         var caught: EngineError?
         do {
-            _ = try await HostResolver.resolve(host: "queued.invalid", port: 80, deadline: .now() + .milliseconds(100), on: loop) { _, _ in
+            _ = try await SystemHostResolver.resolve(host: "queued.invalid", port: 80, deadline: .now() + .milliseconds(100), on: loop) { _, _ in
                 calls.count.add(1, ordering: .relaxed)
                 return .failure(.dnsFailure(host: "queued.invalid", reason: "not expected"))
             }
@@ -168,7 +168,7 @@ struct HostResolverTests {
         // The queue drained: a job submitted now runs after the queued lookup's job started.
         final class Flag: Sendable { let set = Atomic(false) }
         let drained = Flag()
-        HostResolver.threadPool.submit { _ in drained.set.store(true, ordering: .sequentiallyConsistent) }
+        SystemHostResolver.threadPool.submit { _ in drained.set.store(true, ordering: .sequentiallyConsistent) }
         for _ in 0..<500 where !drained.set.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(100))
         let made = calls.count.load(ordering: .relaxed)
@@ -184,7 +184,7 @@ struct HostResolverTests {
         let count = NIOThreadPool.singleton.numberOfThreads + 1
         let lookups = (0..<count).map { index in
             Task {
-                try? await HostResolver.resolve(
+                try? await SystemHostResolver.resolve(
                     host: "held-\(index).invalid", port: 80, deadline: .now() + .milliseconds(300), on: loop, lookup: held.lookup)
             }
         }
