@@ -18,8 +18,9 @@ extension RequestBody {
     /// unknown length (chunked on HTTP/1.1, DATA frames on HTTP/2): set `Content-Encoding` and
     /// send no `Content-Length`. Like any stream it can be sent once; make it again from the
     /// original body for another attempt.
-    /// - Parameter level: zlib's level, 1 (fastest) to 9 (smallest); other values mean zlib's
-    ///   default (6).
+    /// - Parameters:
+    ///   - coding: the `Content-Encoding` to compress with.
+    ///   - level: zlib's level, 1 (fastest) to 9 (smallest); other values mean zlib's default (6).
     public func compressed(with coding: ContentCoding, level: Int = 6) -> RequestBody {
         let source = storage
         return .stream(length: nil) { writer in
