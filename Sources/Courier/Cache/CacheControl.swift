@@ -77,27 +77,7 @@ struct CacheControl: Sendable, Equatable {
 
     /// Splits a list on commas outside quoted strings.
     private static func splitList(_ value: String) -> [Substring] {
-        var parts: [Substring] = []
-        var start = value.startIndex
-        var inQuotes = false
-        var escaped = false
-        var index = value.startIndex
-        while index < value.endIndex {
-            let character = value[index]
-            if escaped {
-                escaped = false
-            } else if inQuotes, character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                inQuotes.toggle()
-            } else if character == ",", !inQuotes {
-                parts.append(value[start..<index])
-                start = value.index(after: index)
-            }
-            index = value.index(after: index)
-        }
-        parts.append(value[start...])
-        return parts
+        QuotedListSplitter.split(value, at: ",")
     }
 }
 

@@ -61,27 +61,7 @@ struct StrictTransportSecurityHeader: Equatable, Sendable {
 
     /// Splits at `;` outside quoted strings.
     private static func splitDirectives(_ value: String) -> [Substring] {
-        var parts: [Substring] = []
-        var start = value.startIndex
-        var inQuotes = false
-        var escaped = false
-        var index = value.startIndex
-        while index < value.endIndex {
-            let character = value[index]
-            if escaped {
-                escaped = false
-            } else if inQuotes, character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                inQuotes.toggle()
-            } else if character == ";", !inQuotes {
-                parts.append(value[start..<index])
-                start = value.index(after: index)
-            }
-            index = value.index(after: index)
-        }
-        parts.append(value[start...])
-        return parts
+        QuotedListSplitter.split(value, at: ";")
     }
 
     /// A token as it is, a quoted-string without its quotes and escapes; nil when neither.
