@@ -55,8 +55,11 @@ extension HTTPEngine {
         {
             return opening
         }
-        let connection = try await webSocketFactory().makeConnection(
-            id: .init(raw: -1), key: key, deadline: min(deadline, .now() + configuration.connectTimeout))
+        // On the caller's own event loop when it runs on one (a task on `taskExecutor`), as the
+        // pool does for requests: the socket's messages then never change threads.
+        let factory = try webSocketFactory()
+        let connection = try await factory.makeConnection(
+            id: .init(raw: -1), key: key, deadline: min(deadline, .now() + configuration.connectTimeout), loop: factory.group.any())
         guard case .http1(let http1) = connection else {
             throw EngineError.protocolViolation("the WebSocket connection did not speak HTTP/1.1")
         }
