@@ -3,21 +3,37 @@ import Foundation
 
 /// CourierEngine's `HTTPEngine.openWebSocket(_:options:)`: a `WebSocketConnection` with async
 /// `send` and `receive`; permessage-deflate not offered; `close()` returns once the connection
-/// is closed.
+/// is closed. `courier-engine-loop` runs the same sockets from tasks on `HTTPEngine.taskExecutor`.
 final class CourierEngineEchoClient: EchoClient {
     private let engine: HTTPEngine
     private let options: WebSocketOptions
+    private let route: OpeningRoute?
+    /// `engine.taskExecutor` for the `courier-engine-loop` client, else nil.
+    let taskExecutor: (any TaskExecutor)?
 
-    /// `trust`: the test CA, for the TLS cases. `route`: how openings go (every route so far
-    /// is a new HTTP/1.1 connection, the engine's only one).
-    init(trust: ServerTrust?, route: OpeningRoute?) throws {
+    /// `trust`: the test CA, for the TLS cases. `route`: how openings go: RFC 8441 is turned off
+    /// for the HTTP/1.1 route (every socket a new connection), left on (the default) for the
+    /// HTTP/2 one; each socket's metrics must then name the route's protocol. `onLoop`: the
+    /// sockets' tasks run on the engine's task executor.
+    init(trust: ServerTrust?, route: OpeningRoute?, onLoop: Bool) throws {
         var configuration = EngineConfiguration()
         if let trust { configuration.tls.additionalTrustRootsDER = [trust.rootDER] }
         engine = try HTTPEngine(configuration: configuration)
         var options = WebSocketOptions()
         options.perMessageDeflate = false
         options.maximumMessageSize = EchoPayload.maximumMessageSize
+        options.allowsHTTP2 = route != .http1Upgrade
         self.options = options
+        self.route = route
+        taskExecutor = onLoop ? engine.taskExecutor : nil
+    }
+
+    func prime(_ url: URL) async throws {
+        let response = try await engine.collect(EngineRequest(url: url))
+        guard response.head.status.code == 200 else { throw EchoError.refused(Int(response.head.status.code)) }
+        guard response.metrics.networkProtocolName == "h2" else {
+            throw EchoError.unexpected("the priming GET went over \(response.metrics.networkProtocolName ?? "?"), not h2")
+        }
     }
 
     func run(_ url: URL, _ script: EchoScript) async throws {
@@ -27,6 +43,9 @@ final class CourierEngineEchoClient: EchoClient {
         case .refused(let head, _, _): throw EchoError.refused(Int(head.status.code))
         }
         do {
+            if let route, socket.metrics.networkProtocolName != route.networkProtocolName {
+                throw EchoError.unexpected("opened over \(socket.metrics.networkProtocolName ?? "?"), not \(route.networkProtocolName)")
+            }
             try await script.play { index in
                 try await socket.send(.binary(script.buffer(index)))
                 guard case .binary(let echo)? = try await socket.receive() else {

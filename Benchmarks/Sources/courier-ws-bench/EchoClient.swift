@@ -8,6 +8,20 @@ protocol EchoClient: Sendable {
     /// close handshake is done (or the connection is closed). Throws on a refused handshake, a
     /// wrong or missing echo, or a close other than 1000.
     func run(_ url: URL, _ script: EchoScript) async throws
+    /// Opens what an opening route keeps open before the first opening: for an RFC 8441
+    /// route, the HTTP/2 connection, by a GET of `url` (on the sockets' origin). Only the
+    /// clients that take such a route do anything.
+    func prime(_ url: URL) async throws
     /// Releases connections and threads.
     func shutdown() async
+    /// Where each socket's task runs; nil: Swift's cooperative pool.
+    var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension EchoClient {
+    /// Nothing to open: every socket opens its own connection.
+    func prime(_ url: URL) async throws {}
+
+    /// The cooperative pool.
+    var taskExecutor: (any TaskExecutor)? { nil }
 }

@@ -6,6 +6,7 @@ import Synchronization
 /// and the process's CPU counters start when the last one arrives and stop when the last socket
 /// has checked its last echo (before the closes).
 final class EchoTiming: Sendable {
+    /// Who arrived and left, the waiters at the start line, and the clock and CPU readings.
     private struct State {
         var arrived: Set<Int> = []
         var left: Set<Int> = []

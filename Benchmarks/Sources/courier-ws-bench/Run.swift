@@ -11,10 +11,11 @@ struct Run: AsyncParsableCommand {
         abstract: "Measure Courier's WebSocket client against websocket-kit and Hummingbird, interleaved."
     )
 
-    @Option(help: "Comma-separated cases, or all: echo-1-32b, echo-64-32b, echo-1-64k, echo-64-64k, open-tls.")
+    @Option(help: "Comma-separated cases, or all: echo-1-32b, echo-64-32b, echo-1-64k, echo-64-64k, open-tls, open-h2.")
     var cases = "all"
-    @Option(help: "Comma-separated clients, or all: courier-engine, courier-session, websocket-kit, hummingbird.")
-    var clients = "all"
+    @Option(
+        help: "Comma-separated clients, or all (the default four and courier-engine-loop, courier-session-loop).")
+    var clients = "courier-engine,courier-session,websocket-kit,hummingbird"
     @Option(help: "Scale every case's operation count (0.1 for a smoke run).")
     var scale = 1.0
     @OptionGroup var roundOptions: RoundOptions

@@ -9,6 +9,9 @@ enum WSCase: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
     case echo64Large = "echo-64-64k"
     /// Open a socket over TLS, one echo, close; again, sequentially.
     case openTLS = "open-tls"
+    /// Open a socket as an RFC 8441 stream of an HTTP/2 TLS connection that is already open,
+    /// one echo, close; again, sequentially (Courier only).
+    case openH2 = "open-h2"
 
     /// What one run of the case does.
     var workload: Workload {
@@ -18,6 +21,7 @@ enum WSCase: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
         case .echo1Large: return .echo(sockets: 1, messageSize: 64 << 10)
         case .echo64Large: return .echo(sockets: 64, messageSize: 64 << 10)
         case .openTLS: return .open(.http1Upgrade)
+        case .openH2: return .open(.http2Stream)
         }
     }
 
@@ -30,6 +34,7 @@ enum WSCase: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
         case .echo1Large: return 4_000
         case .echo64Large: return 6_400
         case .openTLS: return 300
+        case .openH2: return 1_000
         }
     }
 
@@ -55,32 +60,6 @@ enum WSCase: String, CaseIterable, Codable, Sendable, ExpressibleByArgument {
         switch workload {
         case .echo: return "msg/s"
         case .open: return "opens/s"
-        }
-    }
-}
-
-/// One run of a case.
-enum Workload: Sendable, Equatable {
-    /// `sockets` sockets at once, each sending `messageSize`-byte binary messages one at a time.
-    case echo(sockets: Int, messageSize: Int)
-    /// Sockets opened one after another by `route`, each making one 32-byte echo and closing.
-    case open(OpeningRoute)
-}
-
-/// How an opening case reaches the server.
-///
-/// Another route is a case here, a case of ``WSCase`` naming it (with its default count), and
-/// the clients' ``WSClientKind/supports(_:)`` and configuration (the clients get the route when
-/// they are made): an RFC 8441 stream on an HTTP/2 connection would be `http2Stream`, its untimed
-/// first opening (every opening case makes one) leaving that connection open for the timed ones.
-enum OpeningRoute: String, Codable, Sendable {
-    /// `wss`: a new TCP connection, a TLS handshake and an HTTP/1.1 Upgrade each time.
-    case http1Upgrade
-
-    /// TCP connections the server accepts for `openings` openings (the untimed first included).
-    func connections(forOpenings openings: Int) -> Int {
-        switch self {
-        case .http1Upgrade: return openings
         }
     }
 }

@@ -47,6 +47,26 @@ struct WSReport {
         rows.filter { !$0.client.isCourier && $0.problems.isEmpty && $0.median > 0 }.max { $0.median < $1.median }
     }
 
+    /// For the RFC 8441 openings: each Courier client's median and CPU per opening over its own
+    /// HTTP/1.1 TLS openings (`open-tls`, the case before or after in the same run), with whether
+    /// the ranges separate; nil for other cases or without `open-tls` in the run.
+    func againstHTTP1Openings(_ summary: CaseSummary) -> String? {
+        guard summary.benchCase.workload == .open(.http2Stream),
+            let http1 = summaries.first(where: { $0.benchCase.workload == .open(.http1Upgrade) })
+        else { return nil }
+        let baseline = rows(http1)
+        let ratios = rows(summary).filter(\.client.isCourier).compactMap { row -> String? in
+            guard let base = baseline.first(where: { $0.client == row.client }), base.median > 0, base.cpuPerOperation > 0 else {
+                return nil
+            }
+            let ranges = row.min > base.max || row.max < base.min ? "separate" : "overlap"
+            return "\(row.client.rawValue) \(String(format: "%.2f×", row.median / base.median)) "
+                + "(cpu \(String(format: "%.2f×", row.cpuPerOperation / base.cpuPerOperation)), ranges \(ranges))"
+        }
+        guard !ratios.isEmpty else { return nil }
+        return "against the same client's \(http1.benchCase.rawValue): " + ratios.joined(separator: ", ")
+    }
+
     var hasProblems: Bool {
         summaries.contains { summary in rows(summary).contains { !$0.problems.isEmpty } }
     }
@@ -107,6 +127,7 @@ struct WSReport {
                 }
                 if !courier.isEmpty { line += "; against \(best.client.rawValue): " + courier.joined(separator: ", ") }
             }
+            if let against = againstHTTP1Openings(summary) { line += "; " + against }
             footnotes.append(line)
         }
         var out = alignedColumns(header: header, rows: lines)
@@ -114,7 +135,8 @@ struct WSReport {
         out += footnotes
         out.append(
             "op = one round trip (echo cases: send a message, receive and check its echo) or one opening (open-tls: connect, "
-                + "TLS, Upgrade, one 32-byte echo, close); cpu = getrusage user+sys of the client's child process over the timed part; "
+                + "TLS, Upgrade, one 32-byte echo, close; open-h2: an RFC 8441 stream of the open HTTP/2 connection, one 32-byte "
+                + "echo, close); cpu = getrusage user+sys of the client's child process over the timed part; "
                 + "server = the echo server process's CPU over the whole child run; peak RSS = the child's VmHWM (max over rounds), "
                 + "base RSS = its VmHWM before the client existed; conns = TCP connections the server accepted (median); "
                 + "÷ best peer = this median over the better peer's (above 1: faster); cpu ÷ best peer = CPU per op over the better "
@@ -123,6 +145,7 @@ struct WSReport {
         return out.joined(separator: "\n")
     }
 
+    /// One row of the `--json` file.
     struct JSONRow: Encodable {
         var benchCase: String
         var client: String
@@ -135,6 +158,7 @@ struct WSReport {
         var peakRSSMiB: Double
         var problems: [String]
 
+        /// The file's key names.
         enum CodingKeys: String, CodingKey {
             case benchCase = "case"
             case client, value, min, max, unit, problems
@@ -144,6 +168,7 @@ struct WSReport {
         }
     }
 
+    /// The `--json` file: every row of every case.
     struct JSONFile: Encodable {
         var results: [JSONRow]
     }

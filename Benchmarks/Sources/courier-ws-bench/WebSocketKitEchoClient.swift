@@ -42,6 +42,7 @@ final class WebSocketKitEchoClient: EchoClient {
 
 /// One socket's script, played from websocket-kit's callbacks.
 private final class Exchange: Sendable {
+    /// Where the script is, and how it ended.
     private struct State {
         /// The message whose echo is awaited.
         var index = 0
