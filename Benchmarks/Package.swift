@@ -12,6 +12,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/websocket-kit.git", from: "2.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // Shared by both harnesses: CPU and peak-RSS readings, machine load, child processes, the
@@ -34,6 +38,25 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // WebSocket echo round trips and TLS openings: Courier's engine and session against
+        // websocket-kit and Hummingbird's WebSocket client, the server in its own process.
+        .executableTarget(
+            name: "courier-ws-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierEngine", package: "Courier"),
+                .product(name: "CourierTestServer", package: "Courier"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "WebSocketKit", package: "websocket-kit"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

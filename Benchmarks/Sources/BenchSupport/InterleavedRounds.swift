@@ -39,17 +39,20 @@ public struct RoundLog {
 ///
 /// - Parameters:
 ///   - options: Rounds, busy threshold, discards, quiet wait.
+///   - companions: Processes of the benchmark that run beside the runner (a server in a
+///     process of its own): their CPU is the benchmark's, not another process's.
 ///   - measure: Runs every client or variant once, in order.
 ///   - describe: What the round shows in the log.
 public func measureRounds<Round>(
     _ options: RoundOptions,
+    companions: [Int32] = [],
     measure: () async -> Round,
     describe: (Round) -> RoundLog
 ) async -> AcceptedRounds<Round> {
     var accepted = AcceptedRounds<Round>()
     while accepted.rounds.count < options.rounds {
-        await waitForQuietMachine(options)
-        let probe = ForeignLoadProbe()
+        await waitForQuietMachine(options, companions: companions)
+        let probe = ForeignLoadProbe(companions: companions)
         let round = await measure()
         let (foreign, steal) = probe.foreignShare()
         let description = describe(round)
@@ -70,13 +73,13 @@ public func measureRounds<Round>(
 }
 
 /// Waits, up to `options.quietWait` seconds, until no build runs and others use no more
-/// than the busy threshold over one second.
-public func waitForQuietMachine(_ options: RoundOptions) async {
+/// than the busy threshold over one second; `companions` are the benchmark's own processes.
+public func waitForQuietMachine(_ options: RoundOptions, companions: [Int32] = []) async {
     let deadline = ContinuousClock.now + .seconds(options.quietWait)
     var said = false
     while true {
         let builds = runningBuildProcesses()
-        let probe = ForeignLoadProbe()
+        let probe = ForeignLoadProbe(companions: companions)
         try? await Task.sleep(for: .seconds(1))
         let (foreign, _) = probe.foreignShare()
         if builds.isEmpty, foreign <= options.busyThreshold { return }

@@ -62,20 +62,27 @@ public struct MachineCPU: Sendable {
 /// worker), from /proc/PID/stat utime + stime.
 public func processCPUSeconds(named name: String) -> Double {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
-    var ticks: Int64 = 0
+    var seconds = 0.0
     for entry in entries where entry.allSatisfy(\.isNumber) {
         guard let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
             comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-            let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
+            let pid = Int32(entry)
         else { continue }
-        // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
-        let rest = stat[stat.index(after: close)...].split(separator: " ")
-        if rest.count > 12, let user = Int64(rest[11]), let system = Int64(rest[12]) {
-            ticks += user + system
-        }
+        seconds += processCPUSeconds(pid: pid)
     }
-    return Double(ticks) / MachineCPU.ticksPerSecond
+    return seconds
+}
+
+/// CPU seconds (utime + stime) used so far by the process `pid`, from /proc/PID/stat; 0 when
+/// it is gone.
+public func processCPUSeconds(pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return 0 }
+    // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
+    let rest = stat[stat.index(after: close)...].split(separator: " ")
+    guard rest.count > 12, let user = Int64(rest[11]), let system = Int64(rest[12]) else { return 0 }
+    return Double(user + system) / MachineCPU.ticksPerSecond
 }
 
 /// Names of running processes that look like a compiler or build (another session's
@@ -94,20 +101,29 @@ public func runningBuildProcesses() -> [String] {
 
 /// Measures, over a window, how much CPU went to processes that are not part of the
 /// benchmark: machine busy time (user + nice + system + steal) minus this process, its
-/// waited-for children and nginx.
+/// waited-for children, nginx and the `companions` (a server the benchmark runs in a process
+/// of its own, still running, so not yet in the children's usage).
 public struct ForeignLoadProbe {
     private let machine: MachineCPU
     private let selfUsage: ResourceUsage
     private let childUsage: ResourceUsage
     private let nginxSeconds: Double
+    private let companions: [Int32]
+    private let companionSeconds: Double
     private let start: ContinuousClock.Instant
 
-    public init() {
+    public init(companions: [Int32] = []) {
         machine = MachineCPU.read()
         selfUsage = ResourceUsage.current()
         childUsage = ResourceUsage.children()
         nginxSeconds = processCPUSeconds(named: "nginx")
+        self.companions = companions
+        companionSeconds = Self.seconds(of: companions)
         start = .now
+    }
+
+    private static func seconds(of pids: [Int32]) -> Double {
+        pids.reduce(0) { $0 + processCPUSeconds(pid: $1) }
     }
 
     /// The share of the whole machine (all cores) used by others since `init`, 0...1,
@@ -122,6 +138,7 @@ public struct ForeignLoadProbe {
             Double(ResourceUsage.current().cpuMicros - selfUsage.cpuMicros) / 1e6
             + Double(ResourceUsage.children().cpuMicros - childUsage.cpuMicros) / 1e6
             + (processCPUSeconds(named: "nginx") - nginxSeconds)
+            + (Self.seconds(of: companions) - companionSeconds)
         let capacity = elapsed * MachineCPU.cores
         return (max(0, busy - ours) / capacity, steal / capacity)
     }
