@@ -60,6 +60,19 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Connections: a Unix socket against loopback TCP (nginx), HTTP/2 coalescing against a
+        // connection per name, and a gzip-compressed 256 MiB upload.
+        .executableTarget(
+            name: "courier-connections-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierEngine", package: "Courier"),
+                .product(name: "CourierTestServer", package: "Courier"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         // The HTTP cache (issue 13): a cached small GET, memory and disk, against the network.
         .executableTarget(
             name: "courier-cache-bench",
