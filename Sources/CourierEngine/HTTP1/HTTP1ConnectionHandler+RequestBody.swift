@@ -118,6 +118,12 @@ extension HTTP1ConnectionHandler {
         // empty write after the batch (the encoder frames no empty chunk; it completes in
         // order, once the batch's bytes are written). A bounded number of chunks per turn, so
         // other channels on this loop get theirs.
+        //
+        // Over HTTP/2 there is no empty write: it would be an empty DATA frame, and servers
+        // count those as abuse (NIOHTTP2 allows one in a row per stream, then resets the
+        // stream), which failed a streamed upload at its third batch. Each chunk carries its
+        // own promise there instead.
+        let isStream = protocolName == "h2"
         var count: Int64 = 0
         func flushBatch() {
             if count > 0 {
@@ -125,11 +131,13 @@ extension HTTP1ConnectionHandler {
                 exchange.execution.bodyWriteBatches.add(1, ordering: .relaxed)
                 let batch = count
                 count = 0
-                let promise = context.eventLoop.makePromise(of: Void.self)
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer()))), promise: promise)
-                promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
-                    guard let self, self.exchange === exchange else { return }
-                    self.bodyBytesWritten(batch, exchange)
+                if !isStream {
+                    let promise = context.eventLoop.makePromise(of: Void.self)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer()))), promise: promise)
+                    promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
+                        guard let self, self.exchange === exchange else { return }
+                        self.bodyBytesWritten(batch, exchange)
+                    }
                 }
             }
             context.flush()
@@ -138,7 +146,6 @@ extension HTTP1ConnectionHandler {
         // its writability can't stop the turn: flush once the batch would fill the channel.
         // (An HTTP/2 stream's writability is its flow-control window; its channel traps on the
         // option.)
-        let isStream = protocolName == "h2"
         func room() -> Int64 {
             guard !isStream else { return .max }
             let buffered = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
@@ -172,7 +179,16 @@ extension HTTP1ConnectionHandler {
                     abort(execution, with: .invalidBody("the body stream wrote more than the \(expected) bytes announced"))
                     return
                 }
-                context.write(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+                if isStream {
+                    let promise = context.eventLoop.makePromise(of: Void.self)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: promise)
+                    promise.futureResult.assumeIsolated().whenSuccess { [weak self] in
+                        guard let self, self.exchange === exchange else { return }
+                        self.bodyBytesWritten(size, exchange)
+                    }
+                } else {
+                    context.write(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+                }
                 count += size
             }
         }

@@ -99,9 +99,6 @@ struct RequestCompressorTests {
         }
     }
 
-    /// Compressed output under 192 KiB: see `http2RefusesLongUnknownLengthBodies()`. The same
-    /// reset has been seen here too, now and then, so the exchange's outcome is a known
-    /// intermittent issue; when it succeeds, what arrived is checked.
     @Test func overHTTP2TheCompressedBodyGoesAsDataFrames() async throws {
         let body = Self.jsonLike(256 << 10)
         try await TestServer.withRunning(.init(tls: .valid)) { server in
@@ -110,10 +107,7 @@ struct RequestCompressorTests {
             let manager = URLSessionManager(configuration: configuration)
             manager.interceptor = RequestCompressor()
             let (task, call) = await Self.run { manager.uploadTask(with: Self.post(server), from: body, completionHandler: $0) }
-            withKnownIssue("a streamed request body over HTTP/2 is sometimes reset (CANCEL) by the test server", isIntermittent: true) {
-                #expect(call?.error == nil)
-            }
-            guard call?.error == nil else { return }
+            #expect(call?.error == nil)
             #expect(task.metrics?.networkProtocolName == "h2")
             let answer = call?.object as? JSONValue
             #expect(answer?["sha256"] == .string(Self.hex(body)))
@@ -122,12 +116,8 @@ struct RequestCompressorTests {
         }
     }
 
-    /// Found while testing compression, and not about it: a body of unknown length past
-    /// 3 × 64 KiB sent over HTTP/2 to the test server fails with "the server refused the HTTP/2
-    /// stream" (`courier --chunked` shows it too, without -x; curl's unknown-length h2 upload
-    /// to the same server succeeds; with a Content-Length, or over HTTP/1.1, it works). Kept
-    /// here as a known issue until the engine or the test server is fixed.
-    @Test func http2RefusesLongUnknownLengthBodies() async throws {
+    /// An incompressible body well past the stream window over HTTP/2: many DATA batches.
+    @Test func overHTTP2ALongCompressedBodyArrivesWhole() async throws {
         var generator = SystemRandomNumberGenerator()
         let body = Data((0..<(512 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) })  // incompressible
         try await TestServer.withRunning(.init(tls: .valid)) { server in
@@ -136,10 +126,8 @@ struct RequestCompressorTests {
             let manager = URLSessionManager(configuration: configuration)
             manager.interceptor = RequestCompressor()
             let (_, call) = await Self.run { manager.uploadTask(with: Self.post(server), from: body, completionHandler: $0) }
-            withKnownIssue("an unknown-length body past 192 KiB over HTTP/2 is refused", isIntermittent: true) {
-                #expect(call?.error == nil)
-                #expect((call?.object as? JSONValue)?["sha256"] == .string(Self.hex(body)))
-            }
+            #expect(call?.error == nil)
+            #expect((call?.object as? JSONValue)?["sha256"] == .string(Self.hex(body)))
         }
     }
 
