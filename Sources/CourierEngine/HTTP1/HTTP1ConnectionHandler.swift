@@ -400,23 +400,6 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// (returns whether it did); nil means "never".
     var onRetry: ((RequestExecution, ReplayEligibility) -> Bool)?
 
-    func fail(
-        _ execution: RequestExecution,
-        _ error: EngineError,
-        replay: ReplayEligibility,
-        metrics: EngineMetrics? = nil
-    ) {
-        // A stream the HTTP/2 server refused (or never took, after GOAWAY) was not processed:
-        // the pool may send it again, whatever its method.
-        let unprocessed = error == EngineErrorMapping.http2StreamRefused || error == EngineErrorMapping.misdirectedOnCoalescedConnection
-        let replay = unprocessed ? .unsent : replay
-        if replay != .none, let onRetry, onRetry(execution, replay) {
-            if let metrics { execution.recordReplayedAttempt(metrics) }
-            return
-        }
-        execution.finish(.failure(error), metrics: metrics)
-    }
-
     func takeExchange() -> Exchange? {
         guard let exchange else { return nil }
         self.exchange = nil
@@ -480,14 +463,6 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     // MARK: - Helpers
-
-    /// Whether `error` closed an HTTP/2 stream the server's `GOAWAY` says it never processed.
-    func isUnprocessedStream(_ error: any Error, context: ChannelHandlerContext) -> Bool {
-        guard let http2Observer, error is NIOHTTP2Errors.StreamClosed, let last = http2Observer.goAwayLastStreamID,
-            let id = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
-        else { return false }
-        return id > last
-    }
 
     func mapError(_ error: any Error) -> EngineError {
         if let trustRejection { return trustRejection }
