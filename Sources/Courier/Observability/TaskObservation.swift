@@ -195,7 +195,7 @@ final class ExchangeObservation: Sendable {
             ended(error: nil, metrics: metrics)
         case .failed(let error, let metrics):
             ended(error: error, metrics: metrics)
-        case .uploadProgress, .bodyPart:
+        case .uploadProgress, .bodyPart, .metricsUpdated:
             break
         }
     }

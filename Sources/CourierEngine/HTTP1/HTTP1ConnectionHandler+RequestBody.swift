@@ -254,6 +254,7 @@ extension HTTP1ConnectionHandler {
     func requestSent(_ exchange: Exchange) {
         exchange.metrics.requestEnd = Date()
         exchange.lastActivity = .now()
+        reportMetrics(of: exchange)
         perform(stateMachine.requestBodySent())
     }
 

@@ -195,6 +195,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
                     exchange.decompressing = true
                     exchange.decompressedLimit = limit
                 }
+                reportMetrics(of: exchange)
             }
             perform(stateMachine.receivedResponseHead(head))
         case .body(let buffer):
@@ -290,6 +291,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         )
         exchange.metrics.requestStart = Date()
         exchange.metrics.requestHeaderBytesSent = Self.approximateSize(of: head)
+        reportMetrics(of: exchange)
         if protocolName == "h2" {
             // An HTTP/2 stream can refuse the head without closing anything (a GOAWAY came
             // first): fail the request instead of waiting for its idle timeout.
@@ -320,6 +322,16 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
                 context.flush()
             }
         }
+    }
+
+    /// Hands the caller `exchange`'s metrics so far, when its request asked for them
+    /// (``EngineRequest/reportsMetricsUpdates``).
+    func reportMetrics(of exchange: Exchange) {
+        guard exchange.execution.request.reportsMetricsUpdates else { return }
+        var snapshot = exchange.metrics
+        let replayed = exchange.execution.replayedAttemptsSoFar
+        if !replayed.isEmpty { snapshot.replayedAttempts = replayed }
+        exchange.execution.emit(.metricsUpdated(snapshot))
     }
 
     /// Cancels or times out `execution` if it is the one running here.

@@ -20,6 +20,10 @@ public struct EngineRequest: Sendable {
     public var idleTimeout: TimeAmount?
     /// A total deadline for this request (connection, upload and download).
     public var deadline: NIODeadline?
+    /// Whether the engine reports ``EngineEvent/metricsUpdated(_:)`` as the exchange moves on
+    /// (a connection acquired, the request sent, the response head arrived), for callers that
+    /// turn them into phase events. Off by default: nothing is built or delivered then.
+    public var reportsMetricsUpdates = false
 
     /// Creates a request.
     public init(

@@ -185,6 +185,9 @@ final class RequestExecution: Sendable {
         }
     }
 
+    /// The earlier attempts sent again on a new connection (see ``recordReplayedAttempt(_:)``).
+    var replayedAttemptsSoFar: [EngineMetrics] { state.withLock { $0.replayedAttempts } }
+
     /// Passes a non-terminal event to the caller.
     func emit(_ event: EngineEvent) {
         let onEvent = state.withLock { $0.onEvent }

@@ -82,7 +82,7 @@ private final class Collector: Sendable {
 
     private func handle(_ event: EngineEvent) {
         switch event {
-        case .uploadProgress:
+        case .uploadProgress, .metricsUpdated:
             break
         case .responseHead(let head):
             state.withLock { $0.head = head }

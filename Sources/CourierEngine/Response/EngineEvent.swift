@@ -5,10 +5,16 @@ public import NIOHTTP1
 ///
 /// Delivered on the connection's event loop, one at a time. `responseHead` comes at most once
 /// (interim 1xx responses are skipped), `bodyPart` any number of times, and exactly one of
-/// `finished` or `failed` comes last.
+/// `finished` or `failed` comes last. `metricsUpdated` comes only for a request that asks for
+/// it (``EngineRequest/reportsMetricsUpdates``).
 public enum EngineEvent: Sendable {
     /// Request body bytes written so far, and the total when known.
     case uploadProgress(sent: Int64, expected: Int64?)
+    /// The exchange's metrics so far, when it reached a step: the request got its connection
+    /// (the setup's timings are in, and `requestStart`), the request's last byte was written
+    /// (`requestEnd`), the final response head arrived (`responseStart`, just before
+    /// `responseHead`). Only for a request with ``EngineRequest/reportsMetricsUpdates``.
+    case metricsUpdated(EngineMetrics)
     /// The final response's head, delivered as soon as it is parsed.
     case responseHead(HTTPResponseHead)
     /// A chunk of the response body (decompressed when decompression applies).

@@ -90,7 +90,7 @@ extension HTTPEngine {
                 headBox.withLock { $0.0 = continuation }
                 let task = execute(request) { event in
                     switch event {
-                    case .uploadProgress:
+                    case .uploadProgress, .metricsUpdated:
                         break
                     case .responseHead(let head):
                         let waiter = headBox.withLock { box in

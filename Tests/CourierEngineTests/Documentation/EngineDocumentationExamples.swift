@@ -50,6 +50,8 @@ struct EngineDocumentationExamples {
                 switch event {
                 case .uploadProgress(let sent, let expected):
                     print("sent", sent, "of", expected ?? -1)
+                case .metricsUpdated:
+                    break                                               // only with reportsMetricsUpdates
                 case .responseHead(let head):
                     print(head.status)                                  // 200 OK
                 case .bodyPart(let chunk):

@@ -55,6 +55,12 @@ final class CachedExchange: Sendable {
 
     private let cache: HTTPCache
     private let mode: Mode
+
+    /// Whether the request went out conditional, to revalidate a stored response.
+    var isConditional: Bool {
+        if case .lookup(let validating) = mode { return validating != nil }
+        return false
+    }
     private let request: EngineRequest
     private let requestTime = Date()
     private let state = Mutex(State())
@@ -340,7 +346,7 @@ final class CachedExchange: Sendable {
             closeValidated()
             detach()
             forward(event)
-        case .uploadProgress:
+        case .uploadProgress, .metricsUpdated:
             forward(event)
         }
     }

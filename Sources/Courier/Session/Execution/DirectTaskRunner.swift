@@ -355,6 +355,8 @@ final class DirectTaskRunner: TaskDriver {
                 if let expected { snapshot.countOfBytesExpectedToSend = expected }
             }
             state.withLock { $0.progress }?.update(.upload, total: expected, completed: sent, notify: false)
+        case .metricsUpdated:
+            break  // not asked for: a direct task has no event monitor
         case .responseHead(let head):
             guard let request = state.withLock({ $0.hopRequest }) else { return }
             handleHead(head, request: request)

@@ -21,10 +21,11 @@ extension TaskDelegate {
         let work: @Sendable () -> Void = { [self] in
             self.finish(hasResponse: withResponse, data: data, sink: sink, error: error)
         }
-        if let finisher {
+        if let finisher, !reportsEvents {
             finisher(work)
         } else {
-            callbacks.async(work)  // after the task's last progress call
+            // After the task's last progress call, and its last event: `callEnd` comes last.
+            callbacks.async(work)
         }
     }
 
@@ -90,6 +91,7 @@ extension TaskDelegate {
                 snapshot.error = finalState
             }
         }
+        eventsCallEnded(error: error)
         let completion = completionHandler
         let finalAssetURL = assetURL
         let finalObject = object

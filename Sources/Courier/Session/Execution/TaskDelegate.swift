@@ -44,6 +44,9 @@ final class TaskDelegate: TaskDriver {
         /// The HTTP cache's part in the current hop, if any: it may be sending a stored body,
         /// so pauses and cancellation reach it as they reach the engine task.
         var cachedExchange: CachedExchange?
+        /// The event monitors the task's ``TaskEvent``s go to, read when it starts (empty:
+        /// no event is built), the current exchange's timeline, and its hop number.
+        var events = TaskEventState()
     }
 
     let kind: Kind
@@ -159,6 +162,7 @@ final class TaskDelegate: TaskDriver {
         if posts { environment.post(.resume, of: task, through: outbox) }
         switch action {
         case .start:
+            eventsCallStarted()
             if let current { startFirstAttempt(current) }  // adapted first when an interceptor applies (InterceptedExchange)
         case .failInvalidated:
             complete(withResponse: false, error: CourierError.cancelled(url: task.originalRequest?.url), metrics: nil)
@@ -219,6 +223,7 @@ final class TaskDelegate: TaskDriver {
     /// Where a request leaves the session for the engine (every hop: the first request, each
     /// redirect, each answer to a challenge). The seam for a cache lookup before the network.
     func send(_ requested: URLRequest) {
+        let reportsEvents = eventsExchangeStarting(hasBody: run.withLock { $0.body != nil })
         // HSTS: an http URL to a known host leaves as https (the current request says so).
         let (request, upgradedFrom) = environment.upgradedForHSTS(requested)
         let interceptor = snapshot.withLock { snapshot in
@@ -226,11 +231,15 @@ final class TaskDelegate: TaskDriver {
             if upgradedFrom != nil { snapshot.currentRequest = request }
             return snapshot.interceptor
         }
+        if reportsEvents, let from = upgradedFrom, let to = request.url {
+            reportEventLater(.decision(.hstsUpgrade(from: from, to: to)))
+        }
         var engineRequest: EngineRequest
         let engine: HTTPEngine
         do {
             let (body, deadline) = run.withLock { ($0.body, $0.deadline) }
             engineRequest = try SessionBridge.engineRequest(for: request, body: body, environment: environment, deadline: deadline)
+            engineRequest.reportsMetricsUpdates = reportsEvents
             // A RequestCompressor compresses the body as it is sent (made afresh for every hop).
             let coding = RequestCompressor.find(in: interceptor)?.apply(to: &engineRequest, request: request)
             snapshot.withLock { $0.requestBodyCoding = coding }
@@ -252,11 +261,13 @@ final class TaskDelegate: TaskDriver {
         case .bypass:
             break
         case .network(let exchange):
+            if reportsEvents { reportEventLater(.decision(.cache(exchange.isConditional ? .conditionalRequest : .miss))) }
             let direct = handleEvent
             exchange.attach { [callbacks] event in callbacks.deliver(event, setReadingPaused: setReadingPaused, to: direct) }
             run.withLock { $0.cachedExchange = exchange }
             handleEvent = exchange.intercepting(handleEvent)
         case .serve(let exchange):
+            if reportsEvents { reportEventLater(.decision(.cache(.hit))) }
             let start = run.withLock { run in
                 run.cachedExchange = exchange
                 return run.machine.exchangeStarted()
@@ -277,6 +288,7 @@ final class TaskDelegate: TaskDriver {
         if let observation {
             handleEvent = observation.exchangeStarting(&engineRequest, url: request.url, handleEvent)
         }
+        if reportsEvents { eventsRequestSent(engineRequest) }
         let engineTask = engine.execute(consume engineRequest) { [callbacks, handleEvent] event in
             callbacks.deliver(event, inline: inline, setReadingPaused: setReadingPaused, to: handleEvent)
         }
@@ -336,6 +348,8 @@ final class TaskDelegate: TaskDriver {
             progress.update(.upload, total: expected, completed: sent)
             let expectedForHook = expected ?? progress.total(.upload)
             environment.hook { $0.taskDidSendBodyData }?(task, sent - previous, sent, expectedForHook)
+        case .metricsUpdated(let metrics):
+            reportTimeline { $0.advance(to: metrics) }
         case .responseHead(let head):
             handleHead(head)
         case .bodyPart(let buffer):
@@ -349,6 +363,7 @@ final class TaskDelegate: TaskDriver {
 
     private func handleHead(_ head: HTTPResponseHead) {
         guard let request = task.currentRequest, let url = request.url else { return }
+        eventsHeadReceived(head)
         // Foundation's HTTPURLResponse costs ~3.5 µs per header field to make on Linux: make it
         // only when a hook needs it here; otherwise the task makes it off the event loop.
         // A response a redirect or challenge hook needed for this head (counted on the task).
@@ -376,6 +391,7 @@ final class TaskDelegate: TaskDriver {
                 from: request, statusCode: status, location: location,
                 maximumRedirects: environment.configuration.maximumRedirects)
         } catch {
+            reportEvent(.decision(.redirectRefused(statusCode: status, reason: error.localizedDescription)))
             fail(error)
             return
         }
@@ -387,14 +403,20 @@ final class TaskDelegate: TaskDriver {
                 next = proposed
             }
             if let next {
+                if let to = next.url { reportEvent(.decision(.redirectFollowed(statusCode: status, to: to))) }
                 run.withLock { $0.machine.redirectDecided(next) }
                 return
             }
+            reportEvent(.decision(.redirectRefused(statusCode: status, reason: "the redirection block declined it")))
+        } else if (300..<400).contains(status), location != nil, environment.configuration.maximumRedirects == 0 {
+            reportEvent(.decision(.redirectRefused(statusCode: status, reason: "following redirects is turned off")))
         }
 
         // 401 with a challenge we can answer: send again with credentials.
         // The `HTTPURLResponse` is made only for a challenge block (its signature takes one).
         if status == 401, let retry = authenticationRetry(for: request, head: head, response: response) {
+            let scheme = retry.value(forHTTPHeaderField: "Authorization")?.split(separator: " ").first.map(String.init) ?? "unknown"
+            reportEvent(.decision(.authenticationAnswered(statusCode: status, scheme: scheme)))
             run.withLock { $0.machine.authenticationDecided(retry) }
             return
         }
@@ -436,6 +458,7 @@ final class TaskDelegate: TaskDriver {
     /// A body chunk: one lock decides where it goes (and gathers it, for a body kept in
     /// memory). The seam where a cache would see the delivered body.
     private func handleBody(_ buffer: ByteBuffer) {
+        eventsBodyChunk()
         let count = buffer.readableBytes
         let (action, sink): (TaskStateMachine.BodyAction, DownloadSink?) = run.withLock { run in
             let action = run.machine.receivedBodyChunk(count: count)
@@ -487,6 +510,7 @@ final class TaskDelegate: TaskDriver {
     /// The end of an exchange. The seam where a cache would see a response completed.
     private func exchangeEnded(error: EngineError?, metrics hopMetrics: EngineMetrics) {
         let metrics = snapshot.withLock { $0.record(hopMetrics) }
+        eventsExchangeEnded(metrics: hopMetrics, error: error)
         let (didFinishCollecting, monitors) = environment.settings.withLock {
             ($0.hooks.taskDidFinishCollectingMetrics, $0.monitors)
         }

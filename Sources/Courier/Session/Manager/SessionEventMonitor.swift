@@ -26,6 +26,17 @@ public protocol SessionEventMonitor: Sendable {
     /// An interceptor decided to send `request` again after `delay` seconds because of `error`
     /// (the task's ``SessionTask/retryCount`` goes up when the retry starts).
     func task(_ task: SessionTask, willRetry request: URLRequest, after delay: TimeInterval, dueTo error: any Error)
+    /// One step of `task`: a phase starting or ending (the call, the wait for a connection,
+    /// name lookup, connect, TLS, the request's head and body, the response's head and body),
+    /// a connection acquired or released, or a decision (redirect, authentication, retry,
+    /// cache, HSTS, replay). A task's events arrive one at a time, in order, on its own serial
+    /// queue, never on an event loop; the monitors a task reports to are those the manager
+    /// had when the task started. See ``TaskEvent``.
+    func task(_ task: SessionTask, didReceive event: TaskEvent)
+    /// One exchange of `task` ended (each hop has one: the first request, each redirect, each
+    /// answer to a challenge, each retry): the request as sent, the response head, the metrics.
+    /// After the exchange's events, on the task's serial queue. See ``TaskExchange``.
+    func task(_ task: SessionTask, didFinishExchange exchange: TaskExchange)
 }
 
 /// Empty defaults: a monitor implements only the events it wants.
@@ -46,4 +57,8 @@ extension SessionEventMonitor {
     public func sessionDidInvalidate(_ manager: URLSessionManager) {}
     /// Does nothing.
     public func task(_ task: SessionTask, willRetry request: URLRequest, after delay: TimeInterval, dueTo error: any Error) {}
+    /// Does nothing.
+    public func task(_ task: SessionTask, didReceive event: TaskEvent) {}
+    /// Does nothing.
+    public func task(_ task: SessionTask, didFinishExchange exchange: TaskExchange) {}
 }

@@ -1,0 +1,162 @@
+import CourierEngine
+import Foundation
+
+/// Turns what the engine reports about one exchange (snapshots of its metrics, the head and the
+/// first body chunk arriving, its end) into that exchange's phase events, in order, each once.
+/// A plain value: it reads no clock but the dates it is given, and is tested as one.
+///
+/// The order is fixed by the exchange's shape, not by sorting dates: the wait for a connection
+/// starts; a new connection's name lookup, connect and TLS handshake start and end (TLS inside
+/// connect); the wait ends and the connection is acquired; the request's head, then its body,
+/// are written; the response's head, then its body, arrive; the connection is released. A
+/// snapshot may skip steps (a reused connection has no setup), and a step a snapshot reports
+/// brings every earlier step it also reports with it.
+struct TaskEventTimeline {
+    /// The steps emitted so far.
+    private var emitted: Set<Step> = []
+    /// Whether the request has a body (its phase is reported only then).
+    let hasBody: Bool
+
+    init(hasBody: Bool) {
+        self.hasBody = hasBody
+    }
+
+    /// One event the timeline emits once.
+    private enum Step: Hashable {
+        case start(TaskEvent.Phase)
+        case end(TaskEvent.Phase)
+        case acquired
+        case released
+        case replayed
+    }
+
+    /// An event without its hop (the caller adds it).
+    typealias Entry = (kind: TaskEvent.Kind, date: Date)
+
+    /// The events a snapshot of the exchange's metrics brings (the engine's
+    /// `metricsUpdated`, or the final metrics).
+    mutating func advance(to metrics: EngineMetrics) -> [Entry] {
+        var out: [Entry] = []
+        emit(.start(.connectionWait), .started(.connectionWait), metrics.fetchStart, into: &out)
+        if let replayed = metrics.replayedAttempts.first {
+            emit(
+                .replayed,
+                .decision(.replayedOnNewConnection(reason: "the reused connection closed before any response byte arrived")),
+                replayed.requestStart ?? replayed.fetchStart, into: &out)
+        }
+        guard let requestStart = metrics.requestStart else { return out }
+        if !metrics.isReusedConnection {
+            if let start = metrics.domainLookupStart {
+                emit(.start(.domainLookup), .started(.domainLookup), start, into: &out)
+                emit(.end(.domainLookup), .ended(.domainLookup), metrics.domainLookupEnd ?? start, into: &out)
+            }
+            if let start = metrics.connectStart {
+                emit(.start(.connect), .started(.connect), start, into: &out)
+                if let tlsStart = metrics.secureConnectionStart {
+                    emit(.start(.secureConnect), .started(.secureConnect), tlsStart, into: &out)
+                    emit(.end(.secureConnect), .ended(.secureConnect), metrics.secureConnectionEnd ?? tlsStart, into: &out)
+                }
+                emit(.end(.connect), .ended(.connect), metrics.connectEnd ?? requestStart, into: &out)
+            }
+        }
+        emit(.end(.connectionWait), .ended(.connectionWait), requestStart, into: &out)
+        emit(.acquired, .connectionAcquired(Self.connection(of: metrics)), requestStart, into: &out)
+        emit(.start(.requestHeaders), .started(.requestHeaders), requestStart, into: &out)
+        emit(.end(.requestHeaders), .ended(.requestHeaders), requestStart, into: &out)
+        if hasBody {
+            emit(.start(.requestBody), .started(.requestBody), requestStart, into: &out)
+            if let end = metrics.requestEnd {
+                emit(.end(.requestBody), .ended(.requestBody), end, into: &out)
+            }
+        }
+        if let responseStart = metrics.responseStart {
+            emit(.start(.responseHeaders), .started(.responseHeaders), responseStart, into: &out)
+        }
+        return out
+    }
+
+    /// The final response head was handled at `date`.
+    mutating func responseHeadReceived(at date: Date) -> [Entry] {
+        var out: [Entry] = []
+        emit(.start(.responseHeaders), .started(.responseHeaders), date, into: &out)
+        emit(.end(.responseHeaders), .ended(.responseHeaders), date, into: &out)
+        return out
+    }
+
+    /// The first response body chunk was handled at `date`.
+    mutating func responseBodyReceived(at date: Date) -> [Entry] {
+        guard emitted.contains(.end(.responseHeaders)) else { return [] }
+        var out: [Entry] = []
+        emit(.start(.responseBody), .started(.responseBody), date, into: &out)
+        return out
+    }
+
+    /// The exchange ended with its final `metrics`, failed with `error` when it did. Every
+    /// phase still open ends (with `failed` for the one the failure happened in and those
+    /// around it), and the connection, when it had one, is released.
+    mutating func ended(with metrics: EngineMetrics, error: (any Error)?, at now: Date) -> [Entry] {
+        var out = advance(to: metrics)
+        let end = metrics.responseEnd ?? now
+        if metrics.responseStart != nil || emitted.contains(.end(.responseHeaders)) {
+            emit(.start(.responseHeaders), .started(.responseHeaders), metrics.responseStart ?? end, into: &out)
+            if error == nil || emitted.contains(.start(.responseBody)) || metrics.responseBodyBytesReceived > 0 {
+                emit(.end(.responseHeaders), .ended(.responseHeaders), metrics.responseStart ?? end, into: &out)
+            }
+        }
+        if error == nil, emitted.contains(.end(.responseHeaders)) {
+            emit(.start(.responseBody), .started(.responseBody), metrics.responseStart ?? end, into: &out)
+        }
+        if let error, metrics.requestStart == nil {
+            // Never had a connection: the setup step it failed in opens and fails here.
+            if let phase = Self.setupPhase(failedWith: error, metrics: metrics) {
+                emit(.start(phase), .started(phase), end, into: &out)
+            }
+        }
+        // Close what is open, innermost first.
+        let order: [TaskEvent.Phase] = [
+            .responseBody, .responseHeaders, .requestBody, .requestHeaders, .secureConnect, .connect, .domainLookup,
+            .connectionWait,
+        ]
+        for phase in order where emitted.contains(.start(phase)) && !emitted.contains(.end(phase)) {
+            emitted.insert(.end(phase))
+            out.append((error.map { .failed(phase, error: $0) } ?? .ended(phase), end))
+        }
+        if emitted.contains(.acquired) {
+            emit(.released, .connectionReleased, end, into: &out)
+        }
+        return out
+    }
+
+    private mutating func emit(_ step: Step, _ kind: TaskEvent.Kind, _ date: Date, into out: inout [Entry]) {
+        guard emitted.insert(step).inserted else { return }
+        out.append((kind, date))
+    }
+
+    /// The setup step a request that never had a connection failed in: from how far the setup
+    /// got, else from the error.
+    static func setupPhase(failedWith error: any Error, metrics: EngineMetrics) -> TaskEvent.Phase? {
+        switch metrics.connectionSetupPhase {
+        case .resolving?: return .domainLookup
+        case .connecting?, .proxyHandshake?: return .connect
+        case .tlsHandshake?: return .secureConnect
+        case .established?: return nil
+        case nil: break
+        }
+        var engineError = error as? EngineError
+        if case .engine(let wrapped)? = error as? CourierError { engineError = wrapped }
+        switch engineError {
+        case .dnsFailure?: return .domainLookup
+        case .cannotConnect?, .proxyFailed?: return .connect
+        case .tlsHandshakeFailed?, .serverTrustRejected?: return .secureConnect
+        default: return nil
+        }
+    }
+
+    /// The connection the metrics describe.
+    static func connection(of metrics: EngineMetrics) -> TaskEvent.Connection {
+        TaskEvent.Connection(
+            isReused: metrics.isReusedConnection, networkProtocol: metrics.networkProtocolName,
+            remoteAddress: metrics.remoteAddress, remotePort: metrics.remotePort,
+            tlsProtocolVersion: metrics.tlsProtocolVersion, coalescedOnto: metrics.coalescedConnectionHost)
+    }
+}
