@@ -40,10 +40,14 @@ fi
 venv=.build/python-venv
 websockets_version=15.0.1
 hypercorn_version=0.18.0
+# haralyzer: a HAR reader from PyPI that checks what `courier --har` writes.
+haralyzer_version=2.4.0
 if ! "$venv/bin/python" -c "
 import sys, websockets
 from importlib.metadata import version
-sys.exit(websockets.__version__ != '$websockets_version' or version('hypercorn') != '$hypercorn_version')" >/dev/null 2>&1; then
+sys.exit(websockets.__version__ != '$websockets_version' or version('hypercorn') != '$hypercorn_version'
+         or version('haralyzer') != '$haralyzer_version')" >/dev/null 2>&1; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "websockets==$websockets_version" "hypercorn==$hypercorn_version"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "websockets==$websockets_version" "hypercorn==$hypercorn_version" \
+        "haralyzer==$haralyzer_version"
 fi

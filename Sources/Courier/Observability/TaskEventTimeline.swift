@@ -14,6 +14,10 @@ import Foundation
 struct TaskEventTimeline {
     /// The steps emitted so far.
     private var emitted: Set<Step> = []
+    /// The date of the last event emitted: no later event is dated before it (the session
+    /// stamps the head and the first body chunk when it handles them, which can be after the
+    /// engine's own stamp of the response's end).
+    private var lastDate: Date?
     /// Whether the request has a body (its phase is reported only then).
     let hasBody: Bool
 
@@ -118,8 +122,7 @@ struct TaskEventTimeline {
             .connectionWait,
         ]
         for phase in order where emitted.contains(.start(phase)) && !emitted.contains(.end(phase)) {
-            emitted.insert(.end(phase))
-            out.append((error.map { .failed(phase, error: $0) } ?? .ended(phase), end))
+            emit(.end(phase), error.map { .failed(phase, error: $0) } ?? .ended(phase), end, into: &out)
         }
         if emitted.contains(.acquired) {
             emit(.released, .connectionReleased, end, into: &out)
@@ -129,6 +132,8 @@ struct TaskEventTimeline {
 
     private mutating func emit(_ step: Step, _ kind: TaskEvent.Kind, _ date: Date, into out: inout [Entry]) {
         guard emitted.insert(step).inserted else { return }
+        let date = max(date, lastDate ?? date)
+        lastDate = date
         out.append((kind, date))
     }
 

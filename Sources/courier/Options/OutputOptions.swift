@@ -38,6 +38,15 @@ struct OutputOptions: ParsableArguments {
             valueName: "format"))
     var writeOut: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write an HTTP Archive (HAR 1.2) of every exchange of the call to FILE: each redirect and retry an entry, with timings. Credentials are hidden.",
+            valueName: "file"))
+    var har: String?
+
+    @Flag(help: "With --har: keep the values of credential headers and secret query parameters in the archive.")
+    var harIncludeSecrets = false
+
     /// The `--write-out` format, read; nil without the option.
     /// - Throws: ``RequestBuildError`` naming an unknown variable.
     func writeOutFormat() throws -> WriteOutFormat? {

@@ -104,6 +104,8 @@ struct RequestCommand: AsyncParsableCommand {
             }
             let hsts = try openHSTS()
             let manager = try makeManager(digestAuth: effectiveAuthType == "digest" ? login : nil, cookieJar: jar, hsts: hsts)
+            let har = try HAROutput.attach(outputOptions, to: manager)
+            defer { har?.write() }
             if outputOptions.verbose, let hsts, let asked = prepared.urlRequest.url, let upgraded = hsts.upgradedURL(for: asked) {
                 let line = "* HSTS: \(asked.absoluteString) upgraded to \(upgraded.absoluteString)\n"
                 StandardStreams.writeOutput(Data(MessageSanitizer.withoutPasswords(line).utf8))

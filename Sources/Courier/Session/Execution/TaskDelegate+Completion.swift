@@ -21,11 +21,15 @@ extension TaskDelegate {
         let work: @Sendable () -> Void = { [self] in
             self.finish(hasResponse: withResponse, data: data, sink: sink, error: error)
         }
-        if let finisher, !reportsEvents {
-            finisher(work)
+        if let finisher {
+            if reportsEvents {
+                // After the task's events queued so far: `callEnd` (in `finish`) comes last.
+                callbacks.async { finisher(work) }
+            } else {
+                finisher(work)
+            }
         } else {
-            // After the task's last progress call, and its last event: `callEnd` comes last.
-            callbacks.async(work)
+            callbacks.async(work)  // after the task's last progress call
         }
     }
 

@@ -25,9 +25,10 @@ struct TaskEventState {
 /// task's callback queue (``TaskCallbackQueue``), one at a time and in order: the events made
 /// while handling the engine's events are delivered right there (that is the queue), the others
 /// (the call's start, the cache and HSTS decisions made as a hop is sent, an interceptor's
-/// decision) are queued behind what is already there. With monitors, the task's end runs on
-/// that queue too (see ``TaskDelegate/complete(withResponse:error:metrics:)``), so `callEnd`
-/// comes after everything else.
+/// decision) are queued behind what is already there. With monitors, the task's end starts
+/// from that queue once everything queued before it was delivered (see
+/// ``TaskDelegate/complete(withResponse:error:metrics:)``), so `callEnd` comes last, never
+/// beside another of the task's events (an awaited task's end runs in the awaiting Swift task).
 extension TaskDelegate {
     /// Whether this task reports events (it had monitors when it started).
     var reportsEvents: Bool { run.withLock { !$0.events.monitors.isEmpty } }
