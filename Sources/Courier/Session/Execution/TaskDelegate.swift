@@ -44,6 +44,9 @@ final class TaskDelegate: TaskDriver {
         /// The HTTP cache's part in the current hop, if any: it may be sending a stored body,
         /// so pauses and cancellation reach it as they reach the engine task.
         var cachedExchange: CachedExchange?
+        /// The interceptor's retry decision under way (and the delay after it): cancelled with
+        /// the task, so a decision that waits (``ConnectivityRetrier``) ends at once.
+        var retryDecision: Task<Void, Never>?
     }
 
     let kind: Kind
@@ -184,11 +187,12 @@ final class TaskDelegate: TaskDriver {
     }
 
     func cancel() {
-        let (action, engineTask): (TaskStateMachine.CancelAction, EngineTask?) = run.withLock { run in
+        let (action, engineTask, decision): (TaskStateMachine.CancelAction, EngineTask?, Task<Void, Never>?) = run.withLock { run in
             let action = run.machine.cancel()
             if action != .none { publish(run.machine.lifecycle) }
-            return (action, run.engineTask)
+            return (action, run.engineTask, run.retryDecision)
         }
+        if action != .none { decision?.cancel() }
         switch action {
         case .cancelExchange:
             engineTask?.cancel()
