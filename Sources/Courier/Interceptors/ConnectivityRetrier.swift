@@ -20,7 +20,11 @@ public import FoundationNetworking
 ///   while the task has had fewer than ``maximumRetries`` retries (``SessionTask/retryCount``,
 ///   every interceptor's retries counted), so it can't loop.
 ///
-/// Cancelling the task ends the wait at once: the task completes cancelled.
+/// Cancelling the task ends the wait at once: the task completes cancelled. The task's resource
+/// deadline (``SessionConfiguration/timeoutIntervalForResource``) does not: no exchange runs
+/// while it waits, and a retry after the deadline ends at once with the deadline's timeout. Keep
+/// ``maximumWait`` within the deadline. Reachability is asked about the URL's host, also when a
+/// proxy or a connect-to override sends the connection elsewhere.
 ///
 /// With ``RetryPolicy`` in an ``Interceptor``, put it first: each failure is offered to it, and
 /// what it does not retry (every server error, every failure while the network is there) goes on

@@ -5,16 +5,18 @@ import FoundationNetworking
 #endif
 
 /// `--wait-for-network SECONDS`: a request that fails because the network is unreachable waits
-/// up to SECONDS for a route (``ConnectivityRetrier``, reachability for the URL's host), then is
-/// sent again once. Idempotent methods only, as the library's default. Stderr says when it
-/// waits and when it sends again.
+/// up to SECONDS (at most `--max-time`) for a route (``ConnectivityRetrier``, reachability for
+/// the URL's host), then is sent again once. Idempotent methods only, as the library's default.
+/// Stderr says when it waits and when it sends again.
 enum NetworkWait {
     /// The session's interceptor with the wait added after `existing` (the body compressor
     /// adapts first); `existing` unchanged without the option.
     /// - Throws: `SecondsOption.InvalidValue` for a value that is not a number of seconds above 0.
     static func interceptor(_ options: NetworkOptions, after existing: (any RequestInterceptor)?) throws -> (any RequestInterceptor)? {
         guard let seconds = options.waitForNetwork else { return existing }
-        let maximumWait = try SecondsOption.checked(seconds, option: "--wait-for-network")
+        let requested = try SecondsOption.checked(seconds, option: "--wait-for-network")
+        // The wait is no exchange, so the deadline does not end it: --max-time bounds it here.
+        let maximumWait = options.maxTime.map { min(requested, $0) } ?? requested
         let retrier = AnnouncingRetrier(
             retrier: ConnectivityRetrier(maximumWait: maximumWait) { task in
                 let host = task.currentRequest?.url?.host ?? "the server"

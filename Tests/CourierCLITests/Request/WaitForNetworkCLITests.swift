@@ -67,6 +67,25 @@ import Testing
         }
     }
 
+    @Test("--max-time bounds the wait: no route comes, the wait ends and the connect failure stands")
+    func maxTimeBoundsTheWait() async throws {
+        try await withServer { client, baseURL in
+            client.ip("route", "del", "10.201.0.0/24", "dev", "v0")
+            // Without the bound the wait (600 s) outlasts the child's 60 s watchdog.
+            let run = try await client.runCourier(["--max-time", "1", "--wait-for-network", "600", "GET", "\(baseURL)/get"])
+            #expect(run.status == 7, "\(run)")
+            #expect(run.errors.contains("courier: the network is unreachable; waiting up to 1 s for a route to \(Self.serverAddress)"), "\(run)")
+            #expect(!run.errors.contains(Self.retryLine), "\(run)")
+        }
+    }
+
+    @Test("courier request --help describes the option")
+    func help() async throws {
+        let run = try await CourierProcess.run(["request", "--help"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.contains("--wait-for-network <seconds>"), "\(run.output)")
+    }
+
     @Test("with the route there, a server error is not waited on")
     func serverErrorIsNotWaitedOn() async throws {
         try await withServer { client, baseURL in
