@@ -15,6 +15,13 @@ struct NetworkOptions: ParsableArguments {
         help: ArgumentHelp("Fail when the whole exchange takes longer than this many seconds.", valueName: "seconds"))
     var maxTime: Double?
 
+    @Option(
+        name: .customLong("wait-for-network"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "When a request fails because the network is unreachable (no route to the server), wait up to this many seconds for a route, then send it again once (GET, HEAD, OPTIONS, PUT, DELETE and TRACE only).",
+            valueName: "seconds"))
+    var waitForNetwork: Double?
+
     @Flag(name: [.customShort("F"), .long], help: "Follow redirects (off by default, as in HTTPie).")
     var follow = false
 

@@ -504,6 +504,7 @@ struct RequestCommand: AsyncParsableCommand {
                 coding: .deflate, minimumSize: content.compress > 1 ? 0 : Self.minimumStreamedCompressionSize,
                 shouldCompress: { ($0.httpBody?.isEmpty ?? true) && $0.value(forHTTPHeaderField: "Content-Encoding") == nil })
         }
+        manager.interceptor = try NetworkWait.interceptor(network, after: manager.interceptor)
         return manager
     }
 

@@ -110,7 +110,7 @@ extension TaskDelegate {
             return false
         }
         let task = self.task
-        Task {
+        let decisionTask = Task {
             let decision = await interceptor.retry(task, dueTo: askedError, response: response)
             guard let delay = decision.retryDelay else {
                 self.reportEventLater(.decision(.retryDeclined(reason: askedError.localizedDescription)))
@@ -123,6 +123,12 @@ extension TaskDelegate {
                 self.complete(withResponse: withResponse, error: attemptError, metrics: metrics)
             }
         }
+        // Cancelling the task cancels the decision (a cancel that came first: now).
+        let cancelled = run.withLock { run in
+            run.retryDecision = decisionTask
+            return run.machine.cancelRequested
+        }
+        if cancelled { decisionTask.cancel() }
         return true
     }
 

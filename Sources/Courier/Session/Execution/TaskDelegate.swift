@@ -47,6 +47,9 @@ final class TaskDelegate: TaskDriver {
         /// The event monitors the task's ``TaskEvent``s go to, read when it starts (empty:
         /// no event is built), the current exchange's timeline, and its hop number.
         var events = TaskEventState()
+        /// The interceptor's retry decision under way (and the delay after it): cancelled with
+        /// the task, so a decision that waits (``ConnectivityRetrier``) ends at once.
+        var retryDecision: Task<Void, Never>?
     }
 
     let kind: Kind
@@ -188,11 +191,12 @@ final class TaskDelegate: TaskDriver {
     }
 
     func cancel() {
-        let (action, engineTask): (TaskStateMachine.CancelAction, EngineTask?) = run.withLock { run in
+        let (action, engineTask, decision): (TaskStateMachine.CancelAction, EngineTask?, Task<Void, Never>?) = run.withLock { run in
             let action = run.machine.cancel()
             if action != .none { publish(run.machine.lifecycle) }
-            return (action, run.engineTask)
+            return (action, run.engineTask, run.retryDecision)
         }
+        if action != .none { decision?.cancel() }
         switch action {
         case .cancelExchange:
             engineTask?.cancel()
