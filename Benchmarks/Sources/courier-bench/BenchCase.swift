@@ -45,6 +45,12 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument 
     /// with `HTTPResponseSerializer`): the same validation as `courier-session`, the result as
     /// swift-http-types values, no `HTTPURLResponse` made for a valid response. Small GETs only.
     case courierSessionTyped = "courier-session-typed"
+    /// `courier-session` with an event monitor attached that does nothing and takes no task
+    /// events (``SessionEventMonitor/receivesTaskEvents`` false): the cost of having a monitor.
+    case courierSessionMonitor = "courier-session-monitor"
+    /// `courier-session` with a no-op monitor that takes every task event and exchange: against
+    /// `courier-session-monitor`, what the events themselves cost.
+    case courierSessionEvents = "courier-session-events"
     case asyncHTTPClient = "async-http-client"
     case urlSession = "urlsession"
     /// Reference: curl's CLI (one process per run; sequential-small from a `-K` file of N URLs
@@ -61,7 +67,8 @@ enum ClientKind: String, CaseIterable, Codable, Sendable, ExpressibleByArgument 
     func supports(_ benchCase: BenchCase) -> Bool {
         switch self {
         case .curl: return benchCase != .concurrentSmall
-        case .wrk, .courierSessionHTTPTypes, .courierSessionTyped: return benchCase.isRequestRate
+        case .wrk, .courierSessionHTTPTypes, .courierSessionTyped, .courierSessionMonitor, .courierSessionEvents:
+            return benchCase.isRequestRate
         default: return true
         }
     }

@@ -17,7 +17,8 @@ final class CourierSessionClient: BenchClient {
 
     /// `tls` (for `courier-bench https`): trust its CA and choose the protocol policy.
     /// `tasksOnLoop`: the workers run on `URLSessionManager.taskExecutor`.
-    init(connections: Int, tls: BenchTLS? = nil, tasksOnLoop: Bool = false) {
+    /// `monitor`: an event monitor to attach (the `courier-session-monitor` and `-events` rows).
+    init(connections: Int, tls: BenchTLS? = nil, tasksOnLoop: Bool = false, monitor: (any SessionEventMonitor)? = nil) {
         var configuration = SessionConfiguration()
         configuration.httpMaximumConnectionsPerHost = connections
         if let tls {
@@ -26,6 +27,7 @@ final class CourierSessionClient: BenchClient {
         }
         manager = URLSessionManager(configuration: configuration)
         manager.responseSerializer = HTTPResponseSerializer()
+        if let monitor { manager.addEventMonitor(monitor) }
         taskExecutor = tasksOnLoop ? manager.taskExecutor : nil
     }
 

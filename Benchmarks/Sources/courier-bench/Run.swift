@@ -13,7 +13,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: "Comma-separated cases, or all: sequential-small, concurrent-small, download-256m, upload-256m.")
     var cases = "all"
-    @Option(help: "Comma-separated clients, or all: courier-engine, courier-session, courier-session-http-types and courier-session-typed (small cases), async-http-client, urlsession, and the reference rows curl and wrk.")
+    @Option(help: "Comma-separated clients, or all: courier-engine, courier-session, courier-session-http-types, courier-session-typed, courier-session-monitor and courier-session-events (small cases), async-http-client, urlsession, and the reference rows curl and wrk.")
     var clients = "all"
     @Option(help: "Requests per run for the small cases (default 5,000 sequential, 20,000 concurrent).")
     var requests: Int?

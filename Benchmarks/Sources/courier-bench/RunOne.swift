@@ -78,6 +78,8 @@ struct RunOne: AsyncParsableCommand {
         case .courierSession: client = CourierSessionClient(connections: connections)
         case .courierSessionHTTPTypes: client = CourierSessionHTTPTypesClient(connections: connections)
         case .courierSessionTyped: client = CourierSessionTypedClient(connections: connections)
+        case .courierSessionMonitor: client = CourierSessionClient(connections: connections, monitor: NoOpMonitor(receivesTaskEvents: false))
+        case .courierSessionEvents: client = CourierSessionClient(connections: connections, monitor: NoOpMonitor(receivesTaskEvents: true))
         case .asyncHTTPClient: client = AsyncHTTPClientClient(connections: connections)
         case .urlSession: client = URLSessionClient(connections: connections)
         case .curl, .wrk: throw ValidationError("\(self.client.rawValue) is a reference client")

@@ -35,7 +35,7 @@ extension TaskDelegate {
 
     /// The task starts: reads the monitors and reports `callStart` (queued).
     func eventsCallStarted() {
-        let monitors = environment.monitors
+        let monitors = environment.monitors.filter(\.receivesTaskEvents)
         guard !monitors.isEmpty else { return }
         run.withLock { $0.events.monitors = monitors }
         let task = self.task

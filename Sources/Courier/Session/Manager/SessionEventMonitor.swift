@@ -37,6 +37,10 @@ public protocol SessionEventMonitor: Sendable {
     /// answer to a challenge, each retry): the request as sent, the response head, the metrics.
     /// After the exchange's events, on the task's serial queue. See ``TaskExchange``.
     func task(_ task: SessionTask, didFinishExchange exchange: TaskExchange)
+    /// Whether this monitor takes ``task(_:didReceive:)`` and ``task(_:didFinishExchange:)``.
+    /// Default `true`; a monitor that only wants the other events returns `false`, and a task
+    /// whose monitors all do builds no ``TaskEvent`` at all.
+    var receivesTaskEvents: Bool { get }
 }
 
 /// Empty defaults: a monitor implements only the events it wants.
@@ -61,4 +65,6 @@ extension SessionEventMonitor {
     public func task(_ task: SessionTask, didReceive event: TaskEvent) {}
     /// Does nothing.
     public func task(_ task: SessionTask, didFinishExchange exchange: TaskExchange) {}
+    /// `true`: the monitor receives task events.
+    public var receivesTaskEvents: Bool { true }
 }
