@@ -81,6 +81,9 @@ final class ConnectionRegistry: Sendable {
     /// Request heads received so far.
     var requestCount: Int { self.state.withLock { $0.requests } }
 
+    /// Connections accepted and not closed yet.
+    var openCount: Int { self.state.withLock { $0.open.count } }
+
     /// Closes every open connection (stalled ones included) and refuses new ones.
     func closeAll() async {
         for channel in self.markClosed() {

@@ -6,6 +6,8 @@ struct RequestRouter: Sendable {
     let digest = DigestAuthentication()
     /// `/retry/{key}` arrivals (see ``RetryEndpoints``).
     let retries = RetryEndpoints()
+    /// `/sse/{key}` event streams and their request logs (see ``EventStreamEndpoints``).
+    let eventStreams = EventStreamEndpoints()
 
     /// Whether the request's body is streamed through a hash instead of buffered (`/upload`).
     func streamsBody(_ head: HTTPRequestHead) -> Bool {
@@ -60,6 +62,9 @@ struct RequestRouter: Sendable {
         case ("bearer", 2): RetryEndpoints.bearer(request, token: path[1])
         // Retries (RetryEndpoints)
         case ("retry", 2): self.retries.retry(request, key: path[1])
+        // Server-sent events (EventStreamEndpoints)
+        case ("sse", 2): self.eventStreams.stream(request, key: path[1])
+        case ("sse", 3) where path[2] == "log": self.eventStreams.log(key: path[1])
         case ("digest-auth", 4...6):
             AuthEndpoints.digest(
                 request,

@@ -117,6 +117,10 @@ public final class TestServer: Sendable {
     /// TCP connections accepted so far.
     public var connectionsAccepted: Int { self.registry.acceptedCount }
 
+    /// TCP connections open now (accepted and not yet closed by either side): shows that a
+    /// client closed a connection it abandoned.
+    public var connectionsOpen: Int { self.registry.openCount }
+
     /// Request heads received so far (including requests answered with an error).
     public var requestsReceived: Int { self.registry.requestCount }
 

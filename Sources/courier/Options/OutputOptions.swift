@@ -25,6 +25,10 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: [.customShort("S"), .long], help: "Print the body chunk by chunk as it arrives (JSON lines formatted one by one).")
     var stream = false
 
+    @Flag(
+        help: "Server-sent events: when the stream ends or drops, reconnect after the server's retry: (3 s until it sends one; backing off while it fails) and resume with Last-Event-ID, each event printed once; ends on 204. Implies --stream.")
+    var reconnect = false
+
     @Flag(help: "Build the request and print it (default --print HB); send nothing.")
     var offline = false
 

@@ -110,6 +110,7 @@ struct RequestCommand: AsyncParsableCommand {
                 let line = "* HSTS: \(asked.absoluteString) upgraded to \(upgraded.absoluteString)\n"
                 StandardStreams.writeOutput(Data(MessageSanitizer.withoutPasswords(line).utf8))
             }
+            if outputOptions.reconnect { try ReconnectingEventStream.check(prepared, download: downloads.download) }
             if downloads.download {
                 var request = prepared.urlRequest
                 if let file = prepared.bodyFile {
@@ -173,6 +174,7 @@ struct RequestCommand: AsyncParsableCommand {
     private func send(_ prepared: PreparedRequest, with manager: URLSessionManager, printer: ExchangePrinter) async throws
         -> Exchange
     {
+        if outputOptions.reconnect { return try await ReconnectingEventStream.send(prepared, with: manager, printer: printer) }
         if ResponseStreamer.applies(to: prepared) {
             return try await ResponseStreamer.send(
                 prepared, body: chunkedBody(prepared), with: manager, printer: printer, streaming: outputOptions.stream)

@@ -108,9 +108,9 @@ public struct ResponseBodyLines: AsyncSequence, Sendable {
 
 /// A `text/event-stream` body as ``ServerSentEvent`` values (``ResponseBodyStream/events``),
 /// parsed as `EventSource` does. An event is given when its blank line arrives; an event the
-/// body ends in the middle of is dropped. Courier does not reconnect: read
-/// ``ServerSentEvent/id`` and ``ServerSentEvent/retry`` and send `Last-Event-ID` yourself.
-/// Iterate once.
+/// body ends in the middle of is dropped. One response only: for a stream that reconnects and
+/// resumes with `Last-Event-ID`, use ``EventSource``
+/// (``URLSessionManager/eventSource(for:configuration:interceptor:)``). Iterate once.
 public struct ServerSentEvents: AsyncSequence, Sendable {
     /// An event.
     public typealias Element = ServerSentEvent

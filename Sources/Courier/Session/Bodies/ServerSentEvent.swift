@@ -35,9 +35,23 @@ struct ServerSentEventParser: Sendable {
     private var lastEventID: String?
     private var retry: Int?
     private var sawFirstLine = false
+    /// The last event ID as of the latest dispatch (every empty line, with data or not, as the
+    /// standard's "dispatch the event" sets the source's last event ID before it looks at the
+    /// data): what a reconnection sends as `Last-Event-ID`. An `id` whose event the stream
+    /// ended in the middle of is not committed.
+    private(set) var dispatchedLastEventID: String?
+    /// The latest valid `retry` field's milliseconds, as soon as it is read (the standard sets
+    /// the reconnection time at once, not at dispatch); nil before any.
+    private(set) var reconnectionTime: Int?
 
-    init(maximumDataLength: Int = 1 << 20) {
+    /// - Parameters:
+    ///   - maximumDataLength: the most UTF-8 bytes of data one event may gather.
+    ///   - lastEventID: the last event ID carried over from an earlier connection of the same
+    ///     source (events without an `id` of their own carry it, as in browsers); nil for none.
+    init(maximumDataLength: Int = 1 << 20, lastEventID: String? = nil) {
         self.maximumDataLength = maximumDataLength
+        self.lastEventID = lastEventID
+        self.dispatchedLastEventID = lastEventID
     }
 
     /// An event whose data grew past ``maximumDataLength`` (its length with the refused line).
@@ -80,6 +94,7 @@ struct ServerSentEventParser: Sendable {
         case "retry":
             if !value.isEmpty, value.utf8.allSatisfy({ (48...57).contains($0) }), let milliseconds = Int(value) {
                 retry = milliseconds
+                reconnectionTime = milliseconds
             }
         default:
             break
@@ -98,6 +113,7 @@ struct ServerSentEventParser: Sendable {
             eventType = ""
             retry = nil
         }
+        dispatchedLastEventID = lastEventID
         guard hasData else { return nil }
         return ServerSentEvent(event: eventType.isEmpty ? "message" : eventType, data: data, id: lastEventID, retry: retry)
     }
