@@ -233,6 +233,12 @@ final class ExchangeObservation: Sendable {
                 span.recordError(errorMessage == error.description ? error : RedactedError(description: errorMessage))
             }
             if errorType != nil { span.setStatus(SpanStatus(code: .error, message: errorMessage)) }
+            // The exchange's phases as span events (`courier.connectStart`, …), each at the
+            // instant it happened: the same timeline the event monitors' TaskEvents come from.
+            var timeline = TaskEventTimeline(hasBody: metrics.requestBodyBytesSent > 0)
+            for entry in timeline.ended(with: metrics, error: error, at: Date()) {
+                span.addEvent(SpanEvent(name: "courier.\(entry.kind.name)", at: EventInstant(entry.date)))
+            }
             span.end()
         }
         if let logger = task.logger, logger.logLevel <= .debug {
@@ -269,5 +275,18 @@ final class ExchangeObservation: Sendable {
         case "http/1.0": return "1.0"
         default: return nil
         }
+    }
+}
+
+/// A `Date` as a tracer's instant (nanoseconds since 1970), for span events dated by metrics.
+private struct EventInstant: TracerInstant {
+    let nanosecondsSinceEpoch: UInt64
+
+    init(_ date: Date) {
+        nanosecondsSinceEpoch = UInt64(max(0, date.timeIntervalSince1970 * 1_000_000_000))
+    }
+
+    static func < (lhs: EventInstant, rhs: EventInstant) -> Bool {
+        lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch
     }
 }

@@ -189,6 +189,17 @@ struct ObservabilitySessionTests {
             #expect(span.attributes.get("http.response.status_code") == .int64(200))
             #expect(span.attributes.get("error.type") == nil)
             #expect(span.status == nil)
+            // The phases as span events, in order, at the instants they happened.
+            let names = span.events.map(\.name)
+            #expect(
+                names == [
+                    "courier.connectionWaitStart", "courier.connectStart", "courier.connectEnd", "courier.connectionWaitEnd",
+                    "courier.connectionAcquired", "courier.requestHeadersStart", "courier.requestHeadersEnd",
+                    "courier.responseHeadersStart", "courier.responseHeadersEnd", "courier.responseBodyStart",
+                    "courier.responseBodyEnd", "courier.connectionReleased",
+                ], "\(names)")
+            let instants = span.events.map(\.nanosecondsSinceEpoch)
+            #expect(instants == instants.sorted())
 
             await #expect(throws: (any Error).self) {
                 _ = try await manager.data(for: URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/status/500"))))
