@@ -6,6 +6,7 @@ import FoundationNetworking
 #endif
 import Logging
 import Metrics
+import Synchronization
 import Testing
 import Tracing
 
@@ -37,5 +38,36 @@ struct ObservabilityDocumentationExamples {
             return
         }
         #expect(full.hasSuffix("/get?access_token=REDACTED"))
+    }
+
+    @Test("task events and an HTTP Archive")
+    func taskEventsAndHAR() async throws {
+        try await TestServer.withRunning { server in
+            let recorder = TaskPhaseLog()
+            let har = HARRecorder()
+            let manager = HTTPSessionManager(baseURL: server.baseURL)
+            manager.addEventMonitor(recorder)
+            manager.addEventMonitor(har)
+            _ = try await manager.get("redirect/1", headers: ["Authorization": "Bearer sekrit"])
+            print(recorder.lines.first ?? "", recorder.lines.last ?? "")   // hop 0 callStart hop 1 callEnd
+            let archive = har.archive()
+            print(archive.log.entries.map(\.response.status))                // [302, 200]
+
+            #expect(recorder.lines.first == "hop 0 callStart")
+            #expect(recorder.lines.last == "hop 1 callEnd")
+            #expect(archive.log.entries.map(\.response.status) == [302, 200])
+            let authorization = archive.log.entries.first?.request.headers.first { $0.name == "Authorization" }
+            #expect(authorization?.value == "REDACTED")
+        }
+    }
+}
+
+/// The article's monitor: each event as a line.
+final class TaskPhaseLog: SessionEventMonitor {
+    private let state = Mutex<[String]>([])
+    var lines: [String] { state.withLock { $0 } }
+
+    func task(_ task: SessionTask, didReceive event: TaskEvent) {
+        state.withLock { $0.append(event.description) }
     }
 }
