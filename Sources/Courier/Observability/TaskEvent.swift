@@ -59,6 +59,12 @@ public struct TaskEvent: Sendable, CustomStringConvertible {
         case ended(Phase)
         /// A phase ended in a failure (its description: ``failureDescription``).
         case failed(Phase, error: any Error)
+        /// One TCP connect attempt of a new connection began (Happy Eyeballs may try several
+        /// addresses, staggered; inside ``Phase/connect``).
+        case connectAttemptStarted(address: String, port: Int?)
+        /// That attempt connected (`error` nil), or failed: refused, unreachable, or given up
+        /// when another address connected first.
+        case connectAttemptEnded(address: String, port: Int?, error: String?)
         /// The request got its connection.
         case connectionAcquired(Connection)
         /// The exchange is done with its connection (it goes back to the pool, or closes).
@@ -147,6 +153,8 @@ extension TaskEvent.Kind {
         case .started(let phase): return "\(phase.rawValue)Start"
         case .ended(let phase): return "\(phase.rawValue)End"
         case .failed(let phase, _): return "\(phase.rawValue)Failed"
+        case .connectAttemptStarted: return "connectAttemptStart"
+        case .connectAttemptEnded(_, _, let error): return error == nil ? "connectAttemptEnd" : "connectAttemptFailed"
         case .connectionAcquired: return "connectionAcquired"
         case .connectionReleased: return "connectionReleased"
         case .decision(let decision): return decision.name

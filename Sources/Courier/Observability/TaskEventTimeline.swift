@@ -32,6 +32,7 @@ struct TaskEventTimeline {
         case acquired
         case released
         case replayed
+        case attempt(Int, ended: Bool)
     }
 
     /// An event without its hop (the caller adds it).
@@ -56,6 +57,7 @@ struct TaskEventTimeline {
             }
             if let start = metrics.connectStart {
                 emit(.start(.connect), .started(.connect), start, into: &out)
+                emitAttempts(metrics.connectAttempts, into: &out)
                 if let tlsStart = metrics.secureConnectionStart {
                     emit(.start(.secureConnect), .started(.secureConnect), tlsStart, into: &out)
                     emit(.end(.secureConnect), .ended(.secureConnect), metrics.secureConnectionEnd ?? tlsStart, into: &out)
@@ -128,6 +130,21 @@ struct TaskEventTimeline {
             emit(.released, .connectionReleased, end, into: &out)
         }
         return out
+    }
+
+    /// The connect attempts' starts and ends, in the order they happened.
+    private mutating func emitAttempts(_ attempts: [EngineMetrics.ConnectAttempt], into out: inout [Entry]) {
+        var edges: [(date: Date, step: Step, kind: TaskEvent.Kind)] = []
+        for (index, attempt) in attempts.enumerated() {
+            edges.append((attempt.start, .attempt(index, ended: false), .connectAttemptStarted(address: attempt.address, port: attempt.port)))
+            edges.append(
+                (attempt.end, .attempt(index, ended: true),
+                 .connectAttemptEnded(address: attempt.address, port: attempt.port, error: attempt.error)))
+        }
+        // Stable: an attempt's start stays before its end when both carry the same instant.
+        for edge in edges.enumerated().sorted(by: { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }) {
+            emit(edge.element.step, edge.element.kind, edge.element.date, into: &out)
+        }
     }
 
     private mutating func emit(_ step: Step, _ kind: TaskEvent.Kind, _ date: Date, into out: inout [Entry]) {

@@ -34,10 +34,12 @@ extension ConnectionFactory {
     /// A channel initializer that runs `addHandlers` with the new channel's pipeline and
     /// reports what it throws as the channel's setup failure. On the channel's event loop.
     static func pipelineInitializer(
+        attempts: ConnectAttemptLog,
         _ addHandlers: @escaping @Sendable (any Channel, ChannelPipeline.SynchronousOperations) throws -> Void
     ) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
         { channel in
             do {
+                try channel.pipeline.syncOperations.addHandler(ConnectAttemptProbe(log: attempts))
                 try addHandlers(channel, channel.pipeline.syncOperations)
                 return channel.eventLoop.makeSucceededVoidFuture()
             } catch {
@@ -215,9 +217,12 @@ extension ConnectionFactory {
 
     /// `info` completed now that the connection is ready: connect (and TLS) end, the TLS
     /// version, both addresses. On the channel's event loop.
-    static func readyInfo(_ info: ConnectionInfo, channel: any Channel, useTLS: Bool, tlsStart: Date) -> ConnectionInfo {
+    static func readyInfo(
+        _ info: ConnectionInfo, channel: any Channel, useTLS: Bool, tlsStart: Date, attempts: ConnectAttemptLog
+    ) -> ConnectionInfo {
         let connectEnd = Date()
         var info = info
+        info.connectAttempts = attempts.ended
         info.connectEnd = connectEnd
         if useTLS {
             info.secureConnectionStart = tlsStart

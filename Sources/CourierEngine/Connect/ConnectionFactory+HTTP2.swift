@@ -67,9 +67,10 @@ extension ConnectionFactory {
         let windowSize = http2WindowSize
         let streamCap = configuration.maximumConcurrentStreamsPerConnection
 
+        let attempts = ConnectAttemptLog()
         let bootstrap = makeBootstrap(destination: destination, connectTimeout: remaining, loop: loop)
             .channelInitializer(
-                Self.pipelineInitializer { channel, sync in
+                Self.pipelineInitializer(attempts: attempts) { channel, sync in
                     let setup = ConnectionSetupHandler(host: host, setupErrorBox: setupErrorBox, priorKnowledge: !useTLS) {
                         negotiated, context in
                         let sync = context.pipeline.syncOperations
@@ -127,7 +128,7 @@ extension ConnectionFactory {
             return promise.futureResult.flatMapThrowing { negotiated -> EstablishedConnection in
                 try Self.checkNameAfterOverride(
                     channel: channel, host: host, destination: destination, useTLS: useTLS, verifier: verifier, setupErrorBox: setupErrorBox)
-                var info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
+                var info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart, attempts: attempts)
                 info.trustedChainDER = boundSetup.value.trustedChain
                 let sync = channel.pipeline.syncOperations
                 switch negotiated {

@@ -141,9 +141,10 @@ struct ConnectionFactory: Sendable {
             useTLS || tunnelsPlainHTTP || proxy.kind != .http ? nil : (origin: "http://\(bracketedHost):\(key.port)", authorization: proxy.authorization)
         }
 
+        let attempts = ConnectAttemptLog()
         let bootstrap = makeBootstrap(destination: destination, connectTimeout: remaining, loop: loop)
             .channelInitializer(
-                Self.pipelineInitializer { channel, sync in
+                Self.pipelineInitializer(attempts: attempts) { channel, sync in
                     let handler = HTTP1ConnectionHandler(
                         host: host,
                         decompressionMaximumSize: decompression?.maximumSize,
@@ -175,7 +176,7 @@ struct ConnectionFactory: Sendable {
             }
             return promise.futureResult.flatMapThrowing {
                 try Self.checkNameAfterOverride(channel: channel, host: host, destination: destination, useTLS: useTLS, verifier: verifier, setupErrorBox: setupErrorBox)
-                bound.value.info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart)
+                bound.value.info = Self.readyInfo(baseInfo, channel: channel, useTLS: useTLS, tlsStart: tlsStart, attempts: attempts)
                 return bound
             }
         }

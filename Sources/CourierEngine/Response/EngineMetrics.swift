@@ -165,6 +165,38 @@ public struct EngineMetrics: Sendable, Equatable {
         set { unique().values.replayedAttempts = newValue }
     }
 
+    /// The TCP connect attempts of a new connection, in the order they started: NIO's Happy
+    /// Eyeballs connector may try several addresses (IPv6 and IPv4, staggered) and keeps the
+    /// first that connects; the others end with an error (refused, unreachable, or cancelled
+    /// when another won). Empty on a reused connection.
+    public var connectAttempts: [ConnectAttempt] {
+        get { storage.values.connectAttempts }
+        set { unique().values.connectAttempts = newValue }
+    }
+
+    /// One TCP connect attempt to one address.
+    public struct ConnectAttempt: Sendable, Equatable {
+        /// The address tried (an IP address, or a Unix socket's path).
+        public var address: String
+        /// The port (nil for a Unix socket).
+        public var port: Int?
+        /// When the attempt began.
+        public var start: Date
+        /// When it connected or failed.
+        public var end: Date
+        /// Why it failed; nil when it connected.
+        public var error: String?
+
+        /// Creates a description of an attempt.
+        public init(address: String, port: Int?, start: Date, end: Date, error: String?) {
+            self.address = address
+            self.port = port
+            self.start = start
+            self.end = end
+            self.error = error
+        }
+    }
+
     /// HTTP/2 connection coalescing: the host whose connection carried this request (a
     /// connection opened for another name that the server's certificate also covers, at the
     /// same address), or nil when it went on a connection of its own host.
@@ -230,6 +262,7 @@ public struct EngineMetrics: Sendable, Equatable {
         var revalidatedFromCache: Bool = false
         var connectionSetupPhase: ConnectionSetupPhase?
         var replayedAttempts: [EngineMetrics] = []
+        var connectAttempts: [ConnectAttempt] = []
         var coalescedConnectionHost: String?
         var hstsUpgradedFrom: URL?
     }
@@ -275,6 +308,7 @@ extension EngineMetrics {
         remotePort = info.remoteAddress?.port
         addressOverride = info.addressOverride
         tlsProtocolVersion = info.tlsProtocolVersion
+        if includingSetup { connectAttempts = info.connectAttempts }
     }
 }
 
@@ -290,6 +324,8 @@ struct ConnectionInfo: Sendable {
     var remoteAddress: SocketAddressDescription?
     var addressOverride: EngineMetrics.AddressOverride?
     var tlsProtocolVersion: String?
+    /// The TCP connect attempts (Happy Eyeballs may make several).
+    var connectAttempts: [EngineMetrics.ConnectAttempt] = []
     /// The server's certificate chain as the engine's ``ServerTrustVerifier`` trusted it (nil
     /// without a verifier, or for plain HTTP): what connection coalescing judges another
     /// host name against.

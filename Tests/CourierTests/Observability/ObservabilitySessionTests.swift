@@ -193,7 +193,8 @@ struct ObservabilitySessionTests {
             let names = span.events.map(\.name)
             #expect(
                 names == [
-                    "courier.connectionWaitStart", "courier.connectStart", "courier.connectEnd", "courier.connectionWaitEnd",
+                    "courier.connectionWaitStart", "courier.connectStart", "courier.connectAttemptStart", "courier.connectAttemptEnd",
+                    "courier.connectEnd", "courier.connectionWaitEnd",
                     "courier.connectionAcquired", "courier.requestHeadersStart", "courier.requestHeadersEnd",
                     "courier.responseHeadersStart", "courier.responseHeadersEnd", "courier.responseBodyStart",
                     "courier.responseBodyEnd", "courier.connectionReleased",

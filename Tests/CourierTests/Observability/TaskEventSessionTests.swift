@@ -62,7 +62,8 @@ struct TaskEventSessionTests {
             _ = try await manager.data(for: request)
             #expect(
                 recorder.names == [
-                    "callStart", "connectionWaitStart", "connectStart", "connectEnd", "connectionWaitEnd", "connectionAcquired",
+                    "callStart", "connectionWaitStart", "connectStart", "connectAttemptStart", "connectAttemptEnd", "connectEnd",
+                    "connectionWaitEnd", "connectionAcquired",
                     "requestHeadersStart", "requestHeadersEnd", "responseHeadersStart", "responseHeadersEnd",
                     "responseBodyStart", "responseBodyEnd", "connectionReleased", "callEnd",
                 ], "an IP literal: no name lookup")
@@ -76,7 +77,7 @@ struct TaskEventSessionTests {
             #expect(exchange.requestHeaders.contains { $0.name == "X-Trace" && $0.value == "events" })
 
             _ = try await manager.data(for: URLRequest(url: server.baseURL.appending(path: "get")))
-            let second = recorder.events.suffix(from: 14)
+            let second = recorder.events.suffix(from: 16)
             let acquired = second.compactMap { if case .connectionAcquired(let connection) = $0.kind { connection } else { nil } }
             #expect(acquired.map(\.isReused) == [true])
             #expect(!second.contains { $0.kind.phase == .connect }, "a reused connection has no setup")
@@ -94,6 +95,11 @@ struct TaskEventSessionTests {
             _ = try await manager.data(for: request)
             let names = recorder.names
             #expect(names.contains("domainLookupStart") && names.contains("domainLookupEnd"))
+            // localhost may be ::1 and 127.0.0.1: Happy Eyeballs' attempts, the last one connected.
+            let attempts = try #require(recorder.exchanges.first?.metrics.connectAttempts)
+            #expect(!attempts.isEmpty)
+            #expect(attempts.last { $0.error == nil }?.address == recorder.exchanges.first?.metrics.remoteAddress)
+            #expect(names.filter { $0 == "connectAttemptStart" }.count == attempts.count)
             let bodyStart = try #require(names.firstIndex(of: "requestBodyStart"))
             let bodyEnd = try #require(names.firstIndex(of: "requestBodyEnd"))
             let headStart = try #require(names.firstIndex(of: "responseHeadersStart"))

@@ -59,6 +59,22 @@ struct TaskEventTimelineTests {
         #expect(end.map(\.date) == [Self.at(30), Self.at(30)])
     }
 
+    @Test func happyEyeballsAttemptsAreReportedInsideTheConnectInTheOrderTheyHappened() {
+        var timeline = TaskEventTimeline(hasBody: false)
+        var metrics = Self.newConnection()
+        metrics.connectAttempts = [
+            EngineMetrics.ConnectAttempt(address: "::1", port: 8080, start: Self.at(3), end: Self.at(4), error: "Connection refused"),
+            EngineMetrics.ConnectAttempt(address: "127.0.0.1", port: 8080, start: Self.at(3.5), end: Self.at(4.5), error: nil),
+        ]
+        let names = Self.names(timeline.advance(to: metrics))
+        let connect = Array(names[3...8])
+        #expect(
+            connect == [
+                "connectStart", "connectAttemptStart", "connectAttemptStart", "connectAttemptFailed", "connectAttemptEnd",
+                "secureConnectStart",
+            ], "\(names)")
+    }
+
     @Test func aReusedConnectionHasNoSetupAndABodilessRequestNoBodyPhase() {
         var timeline = TaskEventTimeline(hasBody: false)
         var metrics = Self.newConnection()
