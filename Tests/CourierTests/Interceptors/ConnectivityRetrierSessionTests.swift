@@ -8,6 +8,9 @@ import FoundationNetworking
 import Synchronization
 import Testing
 
+// Nested in the serialized reachability suite: those tests count the process's monitor
+// threads and netlink sockets, which this suite's reachability managers would add to.
+extension ReachabilityNamespaceTests {
 /// `ConnectivityRetrier` through a real session: the reachability manager watches a network
 /// namespace the test made (so the test takes routes away and brings them back), the requests go
 /// to the test server or to a refused loopback port. End to end, with the client's own sockets in
@@ -217,5 +220,6 @@ import Testing
             #expect(log.decisions == ["doNotRetry", "doNotRetry"])
         }
     }
+}
 }
 #endif

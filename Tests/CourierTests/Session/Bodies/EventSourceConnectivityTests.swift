@@ -1,3 +1,4 @@
+#if os(Linux)  // network namespaces are Linux's
 @testable import Courier
 import CourierTestServer
 import Foundation
@@ -6,6 +7,9 @@ import FoundationNetworking
 #endif
 import Testing
 
+// Nested in the serialized reachability suite: those tests count the process's monitor
+// threads and netlink sockets, which this suite's reachability managers would add to.
+extension ReachabilityNamespaceTests {
 /// `EventSourceConfiguration.waitsForConnectivity`: a connection refused while reachability (a
 /// real `NetworkReachabilityManager` watching a network namespace of the test's own) says the
 /// host is not reachable waits for it to become reachable, then reconnects at once.
@@ -49,3 +53,5 @@ struct EventSourceConnectivityTests {
         try await server.shutdown()
     }
 }
+}
+#endif
