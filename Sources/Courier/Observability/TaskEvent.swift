@@ -57,7 +57,7 @@ public struct TaskEvent: Sendable, CustomStringConvertible {
         case started(Phase)
         /// A phase ended.
         case ended(Phase)
-        /// A phase ended in a failure (its description: ``failureDescription``).
+        /// A phase ended in a failure, with the error that ended it.
         case failed(Phase, error: any Error)
         /// One TCP connect attempt of a new connection began (Happy Eyeballs may try several
         /// addresses, staggered; inside ``Phase/connect``).
