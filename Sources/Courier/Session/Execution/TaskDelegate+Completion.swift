@@ -8,8 +8,9 @@ import FoundationNetworking
 /// download's file move, the serializer, the completion handler and the notification.
 extension TaskDelegate {
     /// Ends the task once: `withResponse` says whether the last response head counts (not
-    /// after a failed redirect or retry).
-    func complete(withResponse: Bool, error: (any Error)?, metrics: EngineMetrics?) {
+    /// after a failed redirect or retry). `onCallbackQueue`: called while the task's callback
+    /// queue handles an engine event, so nothing of the task's is queued before it.
+    func complete(withResponse: Bool, error: (any Error)?, metrics: EngineMetrics?, onCallbackQueue: Bool = false) {
         // One critical section: check, claim and take the gathered data together.
         let taken: (Data, DownloadSink?)? = run.withLock { run in
             guard run.machine.claimCompletion() else { return nil }
@@ -22,7 +23,7 @@ extension TaskDelegate {
             self.finish(hasResponse: withResponse, data: data, sink: sink, error: error)
         }
         if let finisher {
-            if reportsEvents {
+            if reportsEvents && !onCallbackQueue {
                 // After the task's events queued so far: `callEnd` (in `finish`) comes last.
                 callbacks.async { finisher(work) }
             } else {

@@ -21,11 +21,12 @@ struct TaskEventState {
     var head: HTTPResponseHead?
 }
 
-/// Where a task's ``TaskEvent``s are made and delivered. Every event reaches the monitors on the
-/// task's callback queue (``TaskCallbackQueue``), one at a time and in order: the events made
-/// while handling the engine's events are delivered right there (that is the queue), the others
-/// (the call's start, the cache and HSTS decisions made as a hop is sent, an interceptor's
-/// decision) are queued behind what is already there. With monitors, the task's end starts
+/// Where a task's ``TaskEvent``s are made and delivered. Every event reaches the monitors one at a
+/// time and in order, off the event loops: `callStart` on the thread that resumes the task
+/// (before anything else of the task exists), the events made while handling the engine's events
+/// right there on the task's callback queue (``TaskCallbackQueue``), and the others (the cache
+/// and HSTS decisions made as a hop is sent, an interceptor's decision) queued there behind what
+/// is already there. With monitors, the task's end starts
 /// from that queue once everything queued before it was delivered (see
 /// ``TaskDelegate/complete(withResponse:error:metrics:)``), so `callEnd` comes last, never
 /// beside another of the task's events (an awaited task's end runs in the awaiting Swift task).
@@ -33,14 +34,16 @@ extension TaskDelegate {
     /// Whether this task reports events (it had monitors when it started).
     var reportsEvents: Bool { run.withLock { !$0.events.monitors.isEmpty } }
 
-    /// The task starts: reads the monitors and reports `callStart` (queued).
+    /// The task starts: reads the monitors and reports `callStart`, right here (the resuming
+    /// thread): nothing else of the task's can be delivered yet, and a queue hop per task
+    /// showed in the events' cost.
     func eventsCallStarted() {
         let monitors = environment.monitors.filter(\.receivesTaskEvents)
         guard !monitors.isEmpty else { return }
         run.withLock { $0.events.monitors = monitors }
         let task = self.task
         let event = TaskEvent(kind: .started(.call), date: Date(), hop: 0)
-        callbacks.async { for monitor in monitors { monitor.task(task, didReceive: event) } }
+        for monitor in monitors { monitor.task(task, didReceive: event) }
     }
 
     /// A hop is about to be sent: a new timeline. Returns whether events are on.

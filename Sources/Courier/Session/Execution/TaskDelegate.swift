@@ -445,7 +445,9 @@ final class TaskDelegate: TaskDriver {
         case .complete(let withResponse, let ending):
             // An interceptor may send the task again instead (InterceptedExchange).
             if interceptEnding(withResponse: withResponse, ending: ending, metrics: metrics) { return }
-            complete(withResponse: withResponse, error: ending.map { reportedError($0, metrics: metrics) }, metrics: metrics)
+            complete(
+                withResponse: withResponse, error: ending.map { reportedError($0, metrics: metrics) }, metrics: metrics,
+                onCallbackQueue: true)  // handling an engine event (inline only for a task with no events)
         case .sendNextHop(let next):
             if mayHandleEventsInline {
                 // Maybe on the event loop, inside the engine's report of the last exchange: the
