@@ -21,22 +21,39 @@ import Synchronization
 /// ```
 public final class HARRecorder: SessionEventMonitor {
     private let redaction: ObservabilityRedaction?
-    private let entries = Mutex<[HARArchive.Entry]>([])
+    /// The most entries kept: past it, the oldest go (see ``droppedEntries``).
+    public let maximumEntries: Int
+    private let entries = Mutex<(kept: [HARArchive.Entry], dropped: Int)>(([], 0))
 
-    /// A recorder that hides what `redaction` calls sensitive (nil: hides nothing).
-    public init(redaction: ObservabilityRedaction? = .default) {
+    /// A recorder that hides what `redaction` calls sensitive (nil: hides nothing) and keeps
+    /// at most the newest `maximumEntries` exchanges (10,000 by default: a recorder left on a long-lived
+    /// session must not grow without end).
+    public init(redaction: ObservabilityRedaction? = .default, maximumEntries: Int = 10_000) {
         self.redaction = redaction
+        self.maximumEntries = max(1, maximumEntries)
     }
+
+    /// How many of the oldest entries were dropped to stay within ``maximumEntries``.
+    public var droppedEntries: Int { entries.withLock { $0.dropped } }
 
     /// Receives each exchange as it ends.
     public func task(_ task: SessionTask, didFinishExchange exchange: TaskExchange) {
         let entry = Self.entry(for: exchange, redaction: redaction)
-        entries.withLock { $0.append(entry) }
+        let limit = maximumEntries
+        entries.withLock { entries in
+            entries.kept.append(entry)
+            if entries.kept.count > limit {
+                // Amortized: drop a tenth at once rather than shift the array per exchange.
+                let drop = min(entries.kept.count - limit + limit / 10, entries.kept.count - 1)
+                entries.kept.removeFirst(drop)
+                entries.dropped += drop
+            }
+        }
     }
 
     /// The entries recorded so far, in the order they started.
     public func archive() -> HARArchive {
-        let recorded = entries.withLock { $0 }
+        let recorded = entries.withLock { $0.kept }
         return HARArchive(entries: recorded.sorted { $0.startedDateTime < $1.startedDateTime })
     }
 
@@ -54,7 +71,7 @@ public final class HARRecorder: SessionEventMonitor {
 
     /// Forgets the entries recorded so far.
     public func removeAll() {
-        entries.withLock { $0.removeAll() }
+        entries.withLock { $0 = ([], 0) }
     }
 
     // MARK: - Building entries

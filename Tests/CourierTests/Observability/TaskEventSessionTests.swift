@@ -180,9 +180,10 @@ struct TaskEventSessionTests {
         let recorder = TaskEventRecorder()
         let manager = URLSessionManager()
         manager.addEventMonitor(recorder)
-        let port = try await TestServer.withRunning { $0.port }  // closed by now
+        // Port 1: nothing listens there (a port freed by a stopped server may be taken by
+        // another test's server before this connects).
         await #expect(throws: (any Error).self) {
-            _ = try await manager.data(for: URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/get"))))
+            _ = try await manager.data(for: URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/get"))))
         }
         #expect(recorder.names == ["callStart", "connectionWaitStart", "connectStart", "connectFailed", "connectionWaitFailed", "callFailed"])
         #expect(recorder.exchanges.first?.statusCode == nil)
@@ -216,5 +217,23 @@ extension HTTPEngine {
         }
         for await _ in ended {}
         return events.withLock { $0 }
+    }
+}
+
+@Suite("HAR recorder bounds")
+struct HARRecorderBoundTests {
+    @Test func aRecorderKeepsTheNewestEntriesWithinItsLimitAndCountsTheDropped() async throws {
+        try await TestServer.withRunning { server in
+            let har = HARRecorder(maximumEntries: 10)
+            let manager = URLSessionManager()
+            manager.addEventMonitor(har)
+            for index in 0..<25 {
+                _ = try await manager.data(for: URLRequest(url: server.baseURL.appending(path: "anything/\(index)")))
+            }
+            let entries = har.archive().log.entries
+            #expect(entries.count <= 10)
+            #expect(har.droppedEntries + entries.count == 25, "nothing vanishes uncounted")
+            #expect(entries.last?.request.url.hasSuffix("/anything/24") == true, "the newest stay")
+        }
     }
 }

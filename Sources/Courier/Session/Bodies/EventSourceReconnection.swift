@@ -143,9 +143,11 @@ struct EventSourceReconnection: Sendable {
         }
     }
 
-    /// A `retry:` field: the new reconnection time.
+    /// A `retry:` field: the new reconnection time, at most an hour (as `Retry-After`): a
+    /// server's `retry: 99999999999999` must not park the client for centuries, nor overflow
+    /// the sleep's nanoseconds).
     mutating func retryField(milliseconds: Int) {
-        reconnectionTime = .milliseconds(milliseconds)
+        reconnectionTime = min(.milliseconds(max(0, milliseconds)), Self.maximumRetryAfter)
     }
 
     /// An empty line dispatched an event (`delivered` when it had data and reached the

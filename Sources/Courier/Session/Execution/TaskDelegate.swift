@@ -89,6 +89,9 @@ final class TaskDelegate: TaskDriver {
     /// (see ``eventsRunInline()``): the async shape (``TaskSetup/finisher``) of a data or upload
     /// task without progress blocks. Saves a thread hop per request.
     private let mayHandleEventsInline: Bool
+    /// Whether the task reports ``TaskEvent``s (set once, when it starts with a monitor that
+    /// takes them): read without the task's lock on the per-chunk path.
+    let eventsOn = Atomic<Bool>(false)
     /// Logs, metrics and spans of this task, or nil (no observability configured: nothing is
     /// paid). See ``TaskObservation``.
     let observation: TaskObservation?

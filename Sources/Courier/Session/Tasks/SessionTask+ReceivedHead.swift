@@ -17,11 +17,13 @@ extension SessionTask {
     /// The HTTP version of the final response as the server spoke it: `HTTP/1.1` or `HTTP/1.0`
     /// from an HTTP/1 status line, `HTTP/2` for HTTP/2; nil until the head arrived.
     public var receivedHTTPVersion: String? {
-        snapshot.withLock { state in
-            state.head.map { head in
-                head.version.major >= 2 && head.version.minor == 0
-                    ? "HTTP/\(head.version.major)" : "HTTP/\(head.version.major).\(head.version.minor)"
-            }
-        }
+        snapshot.withLock { state in state.head.map(\.version.spelled) }
+    }
+}
+
+extension HTTPVersion {
+    /// `HTTP/1.1`, `HTTP/1.0`, or `HTTP/2` (no minor version from HTTP/2 on).
+    var spelled: String {
+        major >= 2 && minor == 0 ? "HTTP/\(major)" : "HTTP/\(major).\(minor)"
     }
 }

@@ -59,6 +59,15 @@ struct EventSourceReconnectionTests {
         #expect(rules.responseArrived(status: 200, mimeType: "text/event-stream", retryAfter: nil, jitter: 0) == .stream)
         rules.eventDispatched(lastEventID: "1", delivered: true)
         #expect(rules.streamEnded(nil, jitter: 0.9) == .reconnect(after: .milliseconds(2500)))
+
+        // A hostile server's retry: is held to an hour (the parser takes any Int it reads).
+        _ = try parser.consume("retry: 9223372036854775807")
+        #expect(parser.reconnectionTime == Int.max)
+        rules.retryField(milliseconds: Int.max)
+        rules.attemptStarting()
+        #expect(rules.responseArrived(status: 200, mimeType: "text/event-stream", retryAfter: nil, jitter: 0) == .stream)
+        rules.eventDispatched(lastEventID: "2", delivered: true)
+        #expect(rules.streamEnded(nil, jitter: 0) == .reconnect(after: .seconds(3600)))
     }
 
     @Test("a normal end or a drop after events reconnects after the reconnection time; a stream with no event backs off")

@@ -32,7 +32,7 @@ struct TaskEventState {
 /// beside another of the task's events (an awaited task's end runs in the awaiting Swift task).
 extension TaskDelegate {
     /// Whether this task reports events (it had monitors when it started).
-    var reportsEvents: Bool { run.withLock { !$0.events.monitors.isEmpty } }
+    var reportsEvents: Bool { eventsOn.load(ordering: .relaxed) }
 
     /// The task starts: reads the monitors and reports `callStart`, right here (the resuming
     /// thread): nothing else of the task's can be delivered yet, and a queue hop per task
@@ -41,6 +41,7 @@ extension TaskDelegate {
         let monitors = environment.monitors.filter(\.receivesTaskEvents)
         guard !monitors.isEmpty else { return }
         run.withLock { $0.events.monitors = monitors }
+        eventsOn.store(true, ordering: .relaxed)
         let task = self.task
         let event = TaskEvent(kind: .started(.call), date: Date(), hop: 0)
         for monitor in monitors { monitor.task(task, didReceive: event) }
@@ -95,8 +96,10 @@ extension TaskDelegate {
         }
     }
 
-    /// A body chunk was handled: `responseBodyStart` for the exchange's first one.
+    /// A body chunk was handled: `responseBodyStart` for the exchange's first one. Per chunk:
+    /// a task with no event monitor pays one relaxed atomic load here, no lock.
     func eventsBodyChunk() {
+        guard eventsOn.load(ordering: .relaxed) else { return }
         let first = run.withLock { run -> Bool in
             guard !run.events.monitors.isEmpty, !run.events.sawBody else { return false }
             run.events.sawBody = true
@@ -139,10 +142,10 @@ extension TaskDelegate {
         guard let sent else { return }  // answered by the cache without a request
         let exchange = TaskExchange(
             hop: hop, method: sent.method, url: sent.url,
-            requestHeaders: sent.headers.map { TaskExchange.Header(name: $0.name, value: $0.value) },
+            requestFields: sent.headers,
             statusCode: head.map { Int($0.status.code) }, reasonPhrase: head?.status.reasonPhrase,
-            httpVersion: head.map { $0.version.major == 2 ? "HTTP/2" : "HTTP/\($0.version.major).\($0.version.minor)" },
-            responseHeaders: head?.headers.map { TaskExchange.Header(name: $0.name, value: $0.value) } ?? [],
+            httpVersion: head?.version.spelled,
+            responseFields: head?.headers ?? [:],
             metrics: metrics, error: error.map { CourierError.engine($0) })
         let task = self.task
         for monitor in monitors { monitor.task(task, didFinishExchange: exchange) }
