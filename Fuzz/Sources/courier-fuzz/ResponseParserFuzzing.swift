@@ -83,6 +83,7 @@ enum ResponseParserFuzzing {
     private static func name(_ event: EngineEvent) -> String {
         switch event {
         case .uploadProgress: return "uploadProgress"
+        case .metricsUpdated: return "metricsUpdated"
         case .responseHead(let head): return "head(\(head.status.code))"
         case .bodyPart(let buffer): return "body(\(buffer.readableBytes))"
         case .finished: return "finished"

@@ -328,7 +328,7 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// (``EngineRequest/reportsMetricsUpdates``).
     func reportMetrics(of exchange: Exchange) {
         guard exchange.execution.request.reportsMetricsUpdates else { return }
-        var snapshot = exchange.metrics
+        var snapshot = exchange.metrics.detached()
         let replayed = exchange.execution.replayedAttemptsSoFar
         if !replayed.isEmpty { snapshot.replayedAttempts = replayed }
         exchange.execution.emit(.metricsUpdated(snapshot))

@@ -213,6 +213,17 @@ public struct EngineMetrics: Sendable, Equatable {
         set { unique().values.hstsUpgradedFrom = newValue }
     }
 
+    /// A copy with a box of its own, for a snapshot handed to another thread while the engine
+    /// goes on filling in its value: the two never share a box, so the engine's next write
+    /// needs no uniqueness check that races with the other thread letting its copy go (the
+    /// check is correct, but the release it pairs with happens in the uninstrumented runtime,
+    /// which ThreadSanitizer cannot see).
+    func detached() -> EngineMetrics {
+        var copy = self
+        copy.storage = Storage(storage.values)
+        return copy
+    }
+
     /// The box, copied first when another value shares it.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.values) }
