@@ -1,22 +1,29 @@
-import Dispatch
 import Foundation
 import NIOCore
 import Synchronization
 
-/// Writes a download's body to a file off the event loop, with backpressure: when more than
-/// 4 MiB wait to be written, the engine stops reading the socket until the disk catches up to
-/// 1 MiB.
-final class DownloadSink: Sendable {
-    private static let pauseAbove = 4 << 20
-    private static let resumeBelow = 1 << 20
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
+/// Writes a download's body to its file, chunk by chunk, where the task handles its events.
+///
+/// The writes happen on the task's own callback queue (``TaskCallbackQueue``), never on an
+/// event loop: that queue already takes the body off the loop in batches, and its backlog
+/// bound (reading pauses above 4 MiB waiting) is also the bound on bytes waiting for the disk.
+/// So a chunk costs one `write(2)` and no thread hop of its own.
+final class DownloadSink: Sendable {
     /// The file written: a new temporary file, or a resumed download's partial file.
     let temporaryURL: URL
     /// Whether the file is the caller's partial file (never deleted by the session).
     let isCallersFile: Bool
     private let handle: FileHandle
-    private let queue = DispatchQueue(label: "courier.download-sink")
-    private let pending = Mutex<(bytes: Int, paused: Bool, failed: (any Error)?, written: Int64)>((0, false, nil, 0))
+    /// Bytes in the file so far, and the first write that failed (nothing is written after it).
+    private let state = Mutex<(written: Int64, failed: CourierError?)>((0, nil))
 
     /// A sink writing a new file in the temporary directory (created exclusively).
     convenience init() throws {
@@ -35,46 +42,45 @@ final class DownloadSink: Sendable {
     }
 
     /// Bytes written to the file by this sink so far.
-    var bytesWritten: Int64 { pending.withLock { $0.written } }
+    var bytesWritten: Int64 { state.withLock { $0.written } }
 
-    /// Queues `buffer` for writing; calls `setReadingPaused(true)` when too much waits, and
-    /// `setReadingPaused(false)` once the disk has caught up (the task merges this with its
-    /// other reasons to pause, so one reason's resume never cancels another's pause).
-    func write(_ buffer: ByteBuffer, setReadingPaused: @escaping @Sendable (Bool) -> Void) {
-        let count = buffer.readableBytes
-        let pause = pending.withLock { state -> Bool in
-            state.bytes += count
-            if !state.paused && state.bytes > Self.pauseAbove {
-                state.paused = true
-                return true
-            }
-            return false
-        }
-        if pause { setReadingPaused(true) }
-        queue.async { [self] in
-            var failure: (any Error)?
-            do {
-                try buffer.withUnsafeReadableBytes { try self.handle.write(contentsOf: $0) }  // no copy per chunk
-            } catch {
-                failure = error
-            }
-            let resume = self.pending.withLock { state -> Bool in
-                if let failure { state.failed = failure } else { state.written += Int64(count) }
-                state.bytes -= count
-                if state.paused && state.bytes < Self.resumeBelow {
-                    state.paused = false
-                    return true
+    /// The first write that failed, if one did.
+    var failure: CourierError? { state.withLock { $0.failed } }
+
+    /// Writes `buffer` at the end of what was written (no copy), before returning. Called on
+    /// the task's callback queue, one chunk at a time; after a failed write it does nothing.
+    func write(_ buffer: ByteBuffer) {
+        guard state.withLock({ $0.failed == nil }) else { return }
+        let descriptor = handle.fileDescriptor
+        let failed: CourierError? = buffer.withUnsafeReadableBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = systemWrite(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    let reason = written == 0 ? "the file took no bytes" : String(cString: strerror(errno))
+                    return CourierError.cannotWriteDownloadFile(path: temporaryURL.path, reason: reason)
                 }
-                return false
             }
-            if resume { setReadingPaused(false) }
+            return nil
+        }
+        let count = Int64(buffer.readableBytes)
+        state.withLock { state in
+            if let failed { state.failed = failed } else { state.written += count }
         }
     }
 
-    /// Waits for pending writes, closes the file, and returns its URL (nil if writing failed).
+    /// Closes the file and returns its URL (nil if a write failed).
     func close() -> URL? {
-        queue.sync {}
         try? handle.close()
-        return pending.withLock { $0.failed } == nil ? temporaryURL : nil
+        return failure == nil ? temporaryURL : nil
     }
+}
+
+/// `write(2)`, named apart from ``DownloadSink/write(_:)``.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }

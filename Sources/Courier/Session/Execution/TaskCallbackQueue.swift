@@ -16,7 +16,8 @@ import Synchronization
 /// handled after it, by the thread already handling.
 ///
 /// Work queued together is handled in one batch: one dispatch hop per burst of events (a
-/// small response's head, body and end arrive together), not one per event.
+/// small response's head, body and end arrive together), not one per event. A metrics snapshot
+/// (``EngineEvent/metricsUpdated(_:)``) starts no batch: it rides with the exchange's next event.
 ///
 /// Backpressure: when more than 4 MiB of response body waits here (a callback slower than the
 /// network), the engine stops reading the task's socket until the queue is down to 1 MiB.
@@ -86,6 +87,13 @@ final class TaskCallbackQueue: Sendable {
         }) {
             handle(event)
             drain(inline: true)  // what arrived meanwhile (re-entrantly or from another thread)
+            return
+        }
+        if case .metricsUpdated = event {
+            // Starts no thread hop of its own: it waits for the exchange's next event (every
+            // exchange has one: its head, its end) and is handled just before it. A task with
+            // event monitors then takes no more hops than one without.
+            state.withLock { $0.pending.append(Job(run: { handle(event) }, inline: inline)) }
             return
         }
         guard case .bodyPart(let buffer) = event else {

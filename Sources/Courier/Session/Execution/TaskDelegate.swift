@@ -413,7 +413,13 @@ final class TaskDelegate: TaskDriver {
                 snapshot.countOfBytesReceived = total
                 return snapshot.countOfBytesExpectedToReceive
             }
-            sink?.write(buffer) { [self] paused in self.setReadingPaused(paused, by: .downloadFile) }
+            if let sink {
+                sink.write(buffer)  // here, on the task's queue: see DownloadSink
+                if let failure = sink.failure {
+                    fail(failure)  // a full disk: the task ends with the file's error, no more is read
+                    return
+                }
+            }
             if let downloadTask = task as? DownloadTask, let hook = environment.hook({ $0.downloadTaskDidWriteData }) {
                 hook(downloadTask, Int64(count), total, expected)
             }

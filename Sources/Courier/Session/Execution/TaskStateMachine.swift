@@ -74,8 +74,6 @@ struct TaskStateMachine {
         case callbackQueue
         /// A ``ResponseBodyStream`` consumer is behind.
         case stream
-        /// The download file's writes are behind (a disk slower than the network).
-        case downloadFile
     }
 
     // MARK: - Actions

@@ -121,10 +121,10 @@ struct TaskStateMachineTests {
     @Test func readingRestartsOnlyWhenEveryReasonIsGoneAndTheTaskIsNotSuspended() {
         var machine = running(.file)
         #expect(machine.setReadingPaused(true, by: .callbackQueue) == .pauseReading)
-        #expect(machine.setReadingPaused(true, by: .downloadFile) == .pauseReading)
+        #expect(machine.setReadingPaused(true, by: .stream) == .pauseReading)
         #expect(machine.setReadingPaused(false, by: .callbackQueue) == .none)
         #expect(machine.suspend() == true)
-        #expect(machine.setReadingPaused(false, by: .downloadFile) == .none)
+        #expect(machine.setReadingPaused(false, by: .stream) == .none)
         #expect(machine.resume(hasRequest: true) == .resumeExchange)
         #expect(machine.setReadingPaused(true, by: .stream) == .pauseReading)
         #expect(machine.setReadingPaused(false, by: .stream) == .resumeReading)
