@@ -188,7 +188,9 @@ struct ScalingReport {
             let verdict =
                 client.rawValue.hasPrefix("courier")
                 ? " → req/s target \(rateHeld ? "held" : "MISSED"), RSS target \(rssHeld ? "held" : "MISSED")" : ""
-            let overlap = high.rateMax >= low.rateMin && high.rateMin <= low.rateMax ? "ranges overlap" : "ranges separate"
+            let overlap =
+                min(low.rounds, high.rounds) < 2
+                ? "one round: no range" : high.rateMax >= low.rateMin && high.rateMin <= low.rateMax ? "min–max ranges overlap" : "min–max ranges separate"
             lines.append(
                 "  \(Self.label(client)): req/s \(formatValue(low.rate)) → \(formatValue(high.rate)) (\(String(format: "%+.1f", change * 100)) %, \(overlap)); "
                     + "peak RSS \(String(format: "%.1f", Double(low.peakRSSKiB) / 1024)) → \(String(format: "%.1f", Double(high.peakRSSKiB) / 1024)) MiB (\(String(format: "%.1f", growth)) KiB per in-flight)\(verdict)"
