@@ -122,6 +122,7 @@ extension RunOne {
         let run = try ToolProcess.run(
             wrk,
             ["-t\(threads)", "-c\(connections)", "-d\(Int(duration.rounded()))s"] + (latency ? ["--latency"] : [])
+                + (wrkTimeout.map { ["--timeout", "\(Int($0.rounded(.up)))s"] } ?? [])
                 + [url.absoluteString],
             killAfter: duration + 30)
         guard let result = WrkOutput(run.output) else {

@@ -73,6 +73,7 @@ struct RunOne: AsyncParsableCommand {
     @Option(help: "concurrent-small: requests sent with the same window before the measurement starts (they open the connections), not measured.") var warmup = 0
     @Flag(help: "concurrent-small: time every request and report the median and 99th percentile latency (wrk: --latency).") var latency = false
     @Option(help: "wrk's threads (-t; at most one per connection).") var wrkThreads = 1
+    @Option(help: "wrk's --timeout in seconds: slower answers count as socket errors (timeout) and leave its latency distribution (wrk's default: 2).") var wrkTimeout: Double?
 
     func run() async throws {
         guard let url = URL(string: url) else { throw ValidationError("bad --url \(url)") }

@@ -27,6 +27,8 @@ struct Scaling: AsyncParsableCommand {
     var wrkDuration: Double = 5
     @Option(help: "wrk's threads (-t).")
     var wrkThreads = 2
+    @Option(help: "wrk's --timeout in seconds (its default of 2 s drops the slowest answers at thousands of connections from its latencies and counts them as errors).")
+    var wrkTimeout: Double = 30
     @Option(help: "A child that runs longer than this many seconds is reported as hung.")
     var timeout: Double = 300
     @Option(help: "Write the table's numbers as CSV to this file.")
@@ -61,7 +63,7 @@ struct Scaling: AsyncParsableCommand {
         if limit < largest + 64 {
             notes.append("RLIMIT_NOFILE is \(limit) (hard limit reached): steps above ~\(limit > 64 ? limit - 64 : 0) will fail to connect")
         }
-        notes.append("requests per step: max(\(requestsPerStep), \(requestsPerConnection) × in flight), after max(\(warmup), in flight) unmeasured warm-up requests with the same window; wrk runs \(formatValue(wrkDuration)) s per step with -t\(wrkThreads) (its own timing, connection setup included)")
+        notes.append("requests per step: max(\(requestsPerStep), \(requestsPerConnection) × in flight), after max(\(warmup), in flight) unmeasured warm-up requests with the same window; wrk runs \(formatValue(wrkDuration)) s per step with -t\(wrkThreads) --timeout \(formatValue(wrkTimeout))s (its own timing, connection setup included)")
         notes.append("latency: from the call to the collected answer, per request, in a closed loop (a new request starts when one ends), as wrk measures it")
 
         log("courier-bench scaling: nginx \(jsonURL.absoluteString) (\(bodyBytes)-byte body); steps \(stepList.map(String.init).joined(separator: ", ")); clients \(clientList.map(\.rawValue).joined(separator: ", ")); rounds \(roundOptions.rounds); RLIMIT_NOFILE \(limit); cores \(Int(MachineCPU.cores)) (nothing pinned)")
@@ -132,7 +134,7 @@ struct Scaling: AsyncParsableCommand {
             "--requests", String(requests), "--latency", "--timeout", String(timeout),
         ]
         if client == .wrk {
-            arguments += ["--duration", String(wrkDuration), "--wrk-threads", String(wrkThreads)]
+            arguments += ["--duration", String(wrkDuration), "--wrk-threads", String(wrkThreads), "--wrk-timeout", String(wrkTimeout)]
         } else {
             arguments += ["--warmup", String(max(warmup, inFlight))]
         }
