@@ -5,6 +5,11 @@
 #   /download-256m  a 256 MiB file of random bytes (made once, checked by courier-bench)
 #   /nginx_status   stub_status (courier-bench reads "accepts" to count TCP connections)
 # on 127.0.0.1:PORT and on the Unix socket DIR/nginx.sock (courier-connections-bench).
+# Sized for `courier-bench scaling` (up to 4,096 client connections at once, and wrk's as
+# many): worker_connections 16384, worker_rlimit_nofile 65536, a listen backlog of 4096 (the
+# default 511 drops SYNs when thousands connect at once: 1 s retransmits), and `start` raises
+# the shell's `ulimit -n` as far as the hard limit allows before starting the master. A
+# running nginx keeps its old config: `restart` after changing this script.
 # The upload case does NOT use nginx: a `return 204` location answers before reading the
 # body (see shared/BENCHMARKING.md), so courier-bench always uploads to the test server's
 # /upload, which reads, counts and hashes the whole body.
@@ -70,7 +75,7 @@ error_log $DIR/error.log warn;
 worker_rlimit_nofile 65536;
 
 events {
-    worker_connections 8192;
+    worker_connections 16384;
 }
 
 http {
@@ -88,7 +93,7 @@ http {
     scgi_temp_path $DIR/temp/scgi;
 
     server {
-        listen 127.0.0.1:$PORT;
+        listen 127.0.0.1:$PORT backlog=4096;
         listen unix:$DIR/nginx.sock;
         root $DIR/www;
         location = /json { default_type application/json; }
@@ -110,6 +115,9 @@ start() {
         echo "setup.sh: nginx already running (pid $(cat "$PIDFILE")) on 127.0.0.1:$PORT"
         return
     fi
+    # Descriptors: worker_rlimit_nofile covers the worker; the master (and a worker that
+    # cannot raise its own limit) inherits this shell's.
+    ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
     "$(nginx_bin)" -t -q -c "$CONF" -p "$DIR"
     "$(nginx_bin)" -c "$CONF" -p "$DIR"
     for _ in $(seq 1 50); do

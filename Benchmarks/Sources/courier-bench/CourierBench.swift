@@ -7,7 +7,7 @@ struct CourierBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-bench",
         abstract: "Measure CourierEngine against AsyncHTTPClient and URLSession (see Benchmarks/README.md).",
-        subcommands: [Run.self, RunOne.self, Soak.self, HTTPSBench.self],
+        subcommands: [Run.self, RunOne.self, Soak.self, Scaling.self, HTTPSBench.self],
         defaultSubcommand: Run.self
     )
 }

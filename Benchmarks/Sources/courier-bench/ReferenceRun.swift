@@ -110,21 +110,33 @@ extension RunOne {
         }
     }
 
-    /// wrk for `--duration` seconds with one thread and 1 (sequential-small) or
-    /// `--concurrency` (concurrent-small) connections. Its own measurement: requests and
-    /// Requests/sec as it prints them (its startup is not timed). Non-2xx/3xx responses and
-    /// socket errors count as errors; bodies are not checked (wrk does not report them).
+    /// wrk for `--duration` seconds with `--wrk-threads` threads (at most one per connection)
+    /// and 1 (sequential-small) or `--concurrency` (concurrent-small) connections. Its own
+    /// measurement: requests and Requests/sec as it prints them (its startup is not timed),
+    /// and with `--latency` its latency distribution's 50 % and 99 %. Non-2xx/3xx responses
+    /// and socket errors count as errors; bodies are not checked (wrk does not report them).
     private func wrk(_ url: URL, into report: inout ChildReport) throws -> ToolRun {
         let wrk = try ToolProcess.locate("wrk")
         let connections = benchCase == .sequentialSmall ? 1 : concurrency
+        let threads = max(1, min(wrkThreads, connections))
         let run = try ToolProcess.run(
-            wrk, ["-t1", "-c\(connections)", "-d\(Int(duration.rounded()))s", url.absoluteString],
+            wrk,
+            ["-t\(threads)", "-c\(connections)", "-d\(Int(duration.rounded()))s"] + (latency ? ["--latency"] : [])
+                + (wrkTimeout.map { ["--timeout", "\(Int($0.rounded(.up)))s"] } ?? [])
+                + [url.absoluteString],
             killAfter: duration + 30)
         guard let result = WrkOutput(run.output) else {
             fail(&report, "cannot read wrk's output: \(run.output.suffix(300))")
             return run
         }
         report.requests = result.requests
+        if latency {
+            report.latencyP50Micros = result.latencyMicros[50]
+            report.latencyP99Micros = result.latencyMicros[99]
+            if result.latencyMicros[50] == nil || result.latencyMicros[99] == nil {
+                fail(&report, "wrk printed no latency distribution")
+            }
+        }
         report.seconds = result.requestsPerSecond > 0 ? Double(result.requests) / result.requestsPerSecond : run.seconds
         if result.non2xx > 0 { fail(&report, "\(result.non2xx) non-2xx/3xx responses", count: result.non2xx) }
         if result.socketErrors > 0 { fail(&report, "socket errors: \(result.socketErrorText)", count: result.socketErrors) }
@@ -157,13 +169,16 @@ extension RunOne {
 
 /// What wrk 4 prints at the end of a run:
 /// `  30993 requests in 1.01s, 15.78MB read`, `  Non-2xx or 3xx responses: 12`,
-/// `  Socket errors: connect 0, read 1, write 0, timeout 0`, `Requests/sec:  30790.49`.
+/// `  Socket errors: connect 0, read 1, write 0, timeout 0`, `Requests/sec:  30790.49`, and
+/// with `--latency` a `  Latency Distribution` of lines such as `     99%    1.20ms`.
 struct WrkOutput {
     var requests: Int
     var requestsPerSecond: Double
     var non2xx = 0
     var socketErrors = 0
     var socketErrorText = ""
+    /// The latency distribution by percentile (50, 75, 90, 99), µs; empty without `--latency`.
+    var latencyMicros: [Int: Double] = [:]
 
     init?(_ text: String) {
         var requests: Int?
@@ -177,6 +192,10 @@ struct WrkOutput {
                 rate = words.last.flatMap { Double($0) }
             } else if line.hasPrefix("Non-2xx or 3xx responses:") {
                 non2xx = words.last.flatMap { Int($0) } ?? 0
+            } else if words.count == 2, words[0].hasSuffix("%"), let percentile = Int(words[0].dropLast()),
+                let micros = Self.micros(String(words[1]))
+            {
+                latencyMicros[percentile] = micros
             } else if line.hasPrefix("Socket errors:") {
                 socketErrorText = String(line.dropFirst("Socket errors:".count)).trimmingCharacters(in: .whitespaces)
                 socketErrors = words.compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: ","))) }.reduce(0, +)
@@ -185,5 +204,15 @@ struct WrkOutput {
         guard let requests, let rate else { return nil }
         self.requests = requests
         self.requestsPerSecond = rate
+    }
+
+    /// A duration as wrk prints it (`635.91us`, `1.20ms`, `2.01s`, `1.50m`), in µs.
+    static func micros(_ text: String) -> Double? {
+        let units: [(suffix: String, micros: Double)] = [("us", 1), ("ms", 1_000), ("s", 1_000_000), ("m", 60_000_000), ("h", 3_600_000_000)]
+        for unit in units where text.hasSuffix(unit.suffix) {
+            guard let number = Double(text.dropLast(unit.suffix.count)) else { continue }
+            return number * unit.micros
+        }
+        return nil
     }
 }

@@ -28,6 +28,12 @@ struct ChildReport: Codable, Sendable {
     var baselineRSSKiB: Int64
     /// The workload did not finish within `--timeout`.
     var timedOut: Bool
+    /// With `--latency`: the median and 99th percentile of the measured requests' latencies
+    /// (from the call to its answer), µs; nil otherwise.
+    var latencyP50Micros: Double? = nil
+    var latencyP99Micros: Double? = nil
+    /// Requests sent before the measurement (`--warmup`), not counted in `requests`.
+    var warmupRequests: Int? = nil
 }
 
 /// Counts finished requests so that the watchdog can tell how far a hung run got.
@@ -64,9 +70,15 @@ struct RunOne: AsyncParsableCommand {
     @Option(help: "File with the upload bytes (URLSession uploads from a file).") var uploadFile: String?
     @Option(help: "Give up after this many seconds and report a hang.") var timeout: Double = 600
     @Option(help: "wrk's run length in seconds (it runs for a time, not a request count).") var duration: Double = 5
+    @Option(help: "concurrent-small: requests sent with the same window before the measurement starts (they open the connections), not measured.") var warmup = 0
+    @Flag(help: "concurrent-small: time every request and report the median and 99th percentile latency (wrk: --latency).") var latency = false
+    @Option(help: "wrk's threads (-t; at most one per connection).") var wrkThreads = 1
+    @Option(help: "wrk's --timeout in seconds: slower answers count as socket errors (timeout) and leave its latency distribution (wrk's default: 2).") var wrkTimeout: Double?
 
     func run() async throws {
         guard let url = URL(string: url) else { throw ValidationError("bad --url \(url)") }
+        // A descriptor per connection: thousands in flight need more than the usual 1,024.
+        OpenFileLimit.raise(to: UInt64(max(connections, concurrency)) * 2 + 1_024)
         if self.client.isReference {
             Self.emit(try referenceReport(url))
             return
@@ -87,13 +99,18 @@ struct RunOne: AsyncParsableCommand {
         let requestCount = benchCase.isRequestRate ? (requests ?? benchCase.defaultRequests) : 1
         let progress = Progress()
         let chunk = RepeatedChunks.patternChunk(size: chunkSize)
+        if benchCase == .concurrentSmall, warmup > 0 {
+            // Its failures count; its bytes are not checked (the measured requests' are).
+            _ = await Self.concurrent(client, url, count: warmup, inFlight: concurrency, progress: progress)
+        }
 
         let start = ContinuousClock.now
         let before = ResourceUsage.current()
         let template = ChildReport(
             client: self.client, benchCase: benchCase, requests: requestCount, errors: 0,
             errorSamples: [], bytes: 0, uploadSHA256: nil, seconds: 0, cpuMicros: 0,
-            peakRSSKiB: 0, baselineRSSKiB: baselineRSS, timedOut: false
+            peakRSSKiB: 0, baselineRSSKiB: baselineRSS, timedOut: false,
+            warmupRequests: benchCase == .concurrentSmall && warmup > 0 ? warmup : nil
         )
         let watchdogTimeout = timeout
         Thread.detachNewThread {
@@ -113,6 +130,7 @@ struct RunOne: AsyncParsableCommand {
 
         var bytes: Int64 = 0
         var sha: String?
+        var latencies: LatencyHistogram?
         switch benchCase {
         case .sequentialSmall:
             for index in 0..<requestCount {
@@ -124,7 +142,13 @@ struct RunOne: AsyncParsableCommand {
                 progress.finished.add(1, ordering: .relaxed)
             }
         case .concurrentSmall:
-            bytes = await Self.concurrent(client, url, count: requestCount, inFlight: concurrency, progress: progress)
+            if latency {
+                let timed = await Self.concurrentTimed(client, url, count: requestCount, inFlight: concurrency, progress: progress)
+                bytes = timed.bytes
+                latencies = timed.latencies
+            } else {
+                bytes = await Self.concurrent(client, url, count: requestCount, inFlight: concurrency, progress: progress)
+            }
         case .download256m:
             guard let output else { throw ValidationError("download needs --output") }
             do {
@@ -158,6 +182,10 @@ struct RunOne: AsyncParsableCommand {
         report.seconds = seconds
         report.cpuMicros = after.cpuMicros - before.cpuMicros
         report.peakRSSKiB = ResourceUsage.peakRSSKiB()
+        if let latencies {
+            report.latencyP50Micros = latencies.value(atQuantile: 0.50).map { Double($0) / 1_000 }
+            report.latencyP99Micros = latencies.value(atQuantile: 0.99).map { Double($0) / 1_000 }
+        }
         Self.emit(report)
     }
 
