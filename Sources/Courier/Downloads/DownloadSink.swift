@@ -48,9 +48,11 @@ final class DownloadSink: Sendable {
     var failure: CourierError? { state.withLock { $0.failed } }
 
     /// Writes `buffer` at the end of what was written (no copy), before returning. Called on
-    /// the task's callback queue, one chunk at a time; after a failed write it does nothing.
-    func write(_ buffer: ByteBuffer) {
-        guard state.withLock({ $0.failed == nil }) else { return }
+    /// the task's callback queue, one chunk at a time. Returns the sink's failure, this write's
+    /// or an earlier one (after which nothing more is written); nil when the bytes are in the file.
+    @discardableResult
+    func write(_ buffer: ByteBuffer) -> CourierError? {
+        if let earlier = failure { return earlier }
         let descriptor = handle.fileDescriptor
         let failed: CourierError? = buffer.withUnsafeReadableBytes { bytes in
             var offset = 0
@@ -71,11 +73,21 @@ final class DownloadSink: Sendable {
         state.withLock { state in
             if let failed { state.failed = failed } else { state.written += count }
         }
+        return failed
     }
 
-    /// Closes the file and returns its URL (nil if a write failed).
+    /// Closes the file and returns its URL; nil if a write failed, or the close did (a file
+    /// system may report a failed write only then).
     func close() -> URL? {
-        try? handle.close()
+        do {
+            try handle.close()
+        } catch {
+            state.withLock { state in
+                if state.failed == nil {
+                    state.failed = CourierError.cannotWriteDownloadFile(path: temporaryURL.path, reason: "closing it failed: \(error)")
+                }
+            }
+        }
         return failure == nil ? temporaryURL : nil
     }
 }

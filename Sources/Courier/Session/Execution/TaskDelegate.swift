@@ -326,7 +326,7 @@ final class TaskDelegate: TaskDriver {
     /// Pauses reading for `reason`, or drops `reason` (see
     /// ``TaskStateMachine/setReadingPaused(_:by:)``). Applied under the lock, so two reasons
     /// changing at once can't leave reading running while one still holds it back.
-    private func setReadingPaused(_ paused: Bool, by reason: TaskStateMachine.ReadingPause) {
+    func setReadingPaused(_ paused: Bool, by reason: TaskStateMachine.ReadingPause) {
         run.withLock { run in
             switch run.machine.setReadingPaused(paused, by: reason) {
             case .pauseReading:
@@ -373,64 +373,6 @@ final class TaskDelegate: TaskDriver {
     func fail(_ error: CourierError) {
         let engineTask = run.withLock { run in run.machine.fail(error) ? run.engineTask : nil }
         engineTask?.cancel()
-    }
-
-    /// A body chunk: one lock decides where it goes (and gathers it, for a body kept in
-    /// memory). The seam where a cache would see the delivered body.
-    private func handleBody(_ buffer: ByteBuffer) {
-        eventsBodyChunk()
-        let count = buffer.readableBytes
-        let (action, sink): (TaskStateMachine.BodyAction, DownloadSink?) = run.withLock { run in
-            let action = run.machine.receivedBodyChunk(count: count)
-            switch action {
-            case .gather:
-                // Straight from the buffer into the body: a separate `Data` only when a block wants the chunk.
-                buffer.withUnsafeReadableBytes { run.data.append(contentsOf: $0) }
-                return (action, nil)
-            case .write:
-                return (action, run.download)
-            default:
-                return (action, nil)
-            }
-        }
-        let received: Int64
-        switch action {
-        case .discard:
-            return
-        case .failBodyTooLarge(let limit, let total):
-            snapshot.withLock { $0.countOfBytesReceived = total }
-            fail(.responseBodyTooLarge(url: task.currentRequest?.url, limit: limit, contentLength: nil, received: total))
-            return
-        case .stream(let total):
-            received = total
-            snapshot.withLock { $0.countOfBytesReceived = total }
-            if case .stream(let stream) = kind {
-                stream.append(buffer) { [self] paused in self.setReadingPaused(paused, by: .stream) }
-            }
-        case .write(let total):
-            received = total
-            let expected = snapshot.withLock { snapshot in
-                snapshot.countOfBytesReceived = total
-                return snapshot.countOfBytesExpectedToReceive
-            }
-            if let sink {
-                sink.write(buffer)  // here, on the task's queue: see DownloadSink
-                if let failure = sink.failure {
-                    fail(failure)  // a full disk: the task ends with the file's error, no more is read
-                    return
-                }
-            }
-            if let downloadTask = task as? DownloadTask, let hook = environment.hook({ $0.downloadTaskDidWriteData }) {
-                hook(downloadTask, Int64(count), total, expected)
-            }
-        case .gather(let total):
-            received = total
-            snapshot.withLock { $0.countOfBytesReceived = total }
-            if let dataTask = task as? DataTask, let didReceiveData = environment.hook({ $0.dataTaskDidReceiveData }) {
-                didReceiveData(dataTask, Data(buffer.readableBytesView))
-            }
-        }
-        progress.update(.download, total: nil, completed: received)
     }
 
     /// The end of an exchange. The seam where a cache would see a response completed.
