@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# nginx with TLS and HTTP/2 on loopback for `courier-bench https` (issue 15): 1 worker,
+# nginx with TLS and HTTP/2 on loopback for `courier-bench https` and
+# `courier-connections-bench coalescing nginx`: 1 worker,
 # access log off, keep-alive up to 10,000,000 requests per connection, `listen ... ssl http2`
 # (nginx 1.22 syntax) with ALPN offering h2 and http/1.1. Serves /json (~300 bytes, the same
-# document as setup.sh) and /download-256m when setup.sh made it.
+# document as setup.sh), /nginx_status (connections accepted) and /download-256m when setup.sh
+# made it.
 #
-# The certificate: a throwaway CA and a leaf for 127.0.0.1 and localhost, made once with
-# openssl in $DIR/tls (ca.pem is what clients trust: `courier-bench https --ca $DIR/tls/ca.pem`).
+# The certificate: a throwaway CA and a leaf for 127.0.0.1, localhost and h1…h8.courier.test
+# (the host names `courier-connections-bench coalescing` spreads its requests over), made once
+# with openssl in $DIR/tls (ca.pem is what clients trust: `courier-bench https --ca $DIR/tls/ca.pem`).
 #
 # Usage: Benchmarks/nginx/setup-tls.sh start|stop|status
 # Environment: COURIER_BENCH_TLS_PORT (default 8443), COURIER_BENCH_NGINX_TLS_DIR
@@ -20,12 +23,15 @@ NGINX="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
 
 make_certificates() {
     mkdir -p "$DIR/tls"
-    [ -f "$DIR/tls/leaf.pem" ] && return
+    local names=""
+    for index in 1 2 3 4 5 6 7 8; do names="$names,DNS:h$index.courier.test"; done
+    # Made again when an older leaf lacks the coalescing names.
+    [ -f "$DIR/tls/leaf.pem" ] && grep -q courier.test "$DIR/tls/ext.cnf" 2>/dev/null && return
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
         -subj "/CN=courier-bench CA" -keyout "$DIR/tls/ca.key" -out "$DIR/tls/ca.pem" 2>/dev/null
     openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
         -keyout "$DIR/tls/leaf.key" -out "$DIR/tls/leaf.csr" 2>/dev/null
-    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >"$DIR/tls/ext.cnf"
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' "$names" >"$DIR/tls/ext.cnf"
     openssl x509 -req -in "$DIR/tls/leaf.csr" -CA "$DIR/tls/ca.pem" -CAkey "$DIR/tls/ca.key" -CAcreateserial \
         -days 3650 -extfile "$DIR/tls/ext.cnf" -out "$DIR/tls/leaf.pem" 2>/dev/null
 }
@@ -63,6 +69,7 @@ http {
         ssl_protocols TLSv1.3;
         root $DIR/www;
         location = /json { default_type application/json; }
+        location = /nginx_status { stub_status; }
     }
 }
 CONF

@@ -2,16 +2,18 @@
 // alternative measured in the same run, rounds interleaved, medians reported.
 //
 //   Benchmarks/nginx/setup.sh restart      # nginx on 127.0.0.1:8089 and on DIR/nginx.sock
-//   swift run -c release --package-path Benchmarks courier-connections-bench unix [REQUESTS] [ROUNDS]
-//   swift run -c release --package-path Benchmarks courier-connections-bench coalescing [ROUNDS]
+//   swift run -c release --package-path Benchmarks courier-connections-bench unix [REQUESTS] [ROUNDS] [IN_FLIGHT]
+//   swift run -c release --package-path Benchmarks courier-connections-bench coalescing [ROUNDS] [nginx]
 //   swift run -c release --package-path Benchmarks courier-connections-bench compression [MiB] [LEVEL]
 //
-// unix: sequential small GETs (nginx's /json) through URLSessionManager over loopback TCP and
-//   over nginx's Unix domain socket (http+unix://); requests/s of each and the ratio.
-// coalescing: the test server (TLS, HTTP/2) named by 8 host names (h1…h8.courier.test, all
-//   127.0.0.1 by resolve entries, all on its certificate); after one request to h1, 64 GETs in
-//   flight across the 8 names, first request to last; with coalescing (one connection) and
-//   without (a connection per name); requests/s of each, the ratio, connections opened.
+// unix: small GETs (nginx's /json; one at a time, or IN_FLIGHT callers at once on as many
+//   connections) through URLSessionManager and through HTTPEngine, over loopback TCP and over
+//   nginx's Unix domain socket (http+unix://); requests/s of each and the ratios.
+// coalescing: the test server (TLS, HTTP/2; or with `nginx`, nginx from setup-tls.sh) named by
+//   8 host names (h1…h8.courier.test, all 127.0.0.1 by resolve entries, all on its
+//   certificate); after one request to h1, 64 GETs in flight across the 8 names, first request
+//   to last; with coalescing (one connection) and without (a connection per name); requests/s
+//   of each, the ratio, connections opened.
 // compression: a JSON-like file of MiB megabytes uploaded with RequestCompressor (gzip) to the
 //   test server's /upload (which inflates and hashes it); MB/s of input and the process's
 //   peak RSS (run it alone: the peak is the process's).
@@ -21,6 +23,7 @@ import CourierEngine
 import CourierTestServer
 import Foundation
 import HTTPTypes
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -49,68 +52,173 @@ func get(_ manager: URLSessionManager, _ url: URL) async throws {
 
 // MARK: - unix
 
+/// One client of the unix case: sends a GET and checks its status.
+struct UnixCaseClient {
+    let send: @Sendable (URL) async throws -> Void
+    let close: @Sendable () async -> Void
+
+    /// URLSessionManager's typed API, up to `connections` connections per host.
+    static func session(connections: Int) -> UnixCaseClient {
+        var configuration = SessionConfiguration()
+        configuration.httpMaximumConnectionsPerHost = connections
+        let manager = URLSessionManager(configuration: configuration)
+        return UnixCaseClient(
+            send: { try await get(manager, $0) },
+            close: { manager.invalidateSessionCancelingTasks(true, resetSession: false) })
+    }
+
+    /// CourierEngine's `HTTPEngine.collect`, up to `connections` connections per host.
+    static func engine(connections: Int) throws -> UnixCaseClient {
+        var configuration = EngineConfiguration()
+        configuration.maximumConnectionsPerHost = connections
+        configuration.maximumIdleConnectionsPerHost = connections
+        let engine = try HTTPEngine(configuration: configuration)
+        return UnixCaseClient(
+            send: { url in
+                let response = try await engine.collect(EngineRequest(url: url))
+                guard response.head.status == .ok else { throw BenchFailure(description: "\(url): status \(response.head.status.code)") }
+            },
+            close: { await engine.shutdown() })
+    }
+}
+
 func unixCase() async throws {
     let requests = arguments.count > 1 ? Int(arguments[1]) ?? 5000 : 5000
     let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3
+    let inFlight = max(1, arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
     let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_NGINX_DIR"] ?? "/tmp/courier-bench-nginx"
     let socket = directory + "/nginx.sock"
     guard FileManager.default.fileExists(atPath: socket) else {
         throw BenchFailure(description: "\(socket) is missing: run Benchmarks/nginx/setup.sh restart")
     }
     let encoded = socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socket
-    let rows: [(String, URL)] = [
+    let transports: [(String, URL)] = [
         ("loopback TCP", URL(string: "http://127.0.0.1:8089/json")!),
         ("Unix socket", URL(string: "http+unix://\(encoded)/json")!),
     ]
+    let layers = ["session", "engine"]
     var rates: [String: [Double]] = [:]
     for _ in 0..<rounds {
-        for (name, url) in rows {
-            let manager = URLSessionManager()
-            try await get(manager, url)  // the connection
-            let start = ContinuousClock.now
-            for _ in 0..<requests { try await get(manager, url) }
-            rates[name, default: []].append(Double(requests) / seconds(ContinuousClock.now - start))
-            manager.invalidateSessionCancelingTasks(true, resetSession: false)
+        for layer in layers {
+            for (transport, url) in transports {
+                let client = layer == "engine" ? try UnixCaseClient.engine(connections: inFlight) : UnixCaseClient.session(connections: inFlight)
+                // The connections, opened before the clock starts.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<inFlight { group.addTask { try await client.send(url) } }
+                    try await group.waitForAll()
+                }
+                let start = ContinuousClock.now
+                // `inFlight` callers, each sending its share one after another.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for caller in 0..<inFlight {
+                        let share = requests / inFlight + (caller < requests % inFlight ? 1 : 0)
+                        group.addTask { for _ in 0..<share { try await client.send(url) } }
+                    }
+                    try await group.waitForAll()
+                }
+                rates["\(layer) \(transport)", default: []].append(Double(requests) / seconds(ContinuousClock.now - start))
+                await client.close()
+            }
         }
     }
-    print("unix: \(requests) sequential GET /json (nginx) per round, \(rounds) rounds, median req/s")
-    for (name, _) in rows { print(String(format: "  %-14@ %9.0f req/s", name as NSString, median(rates[name] ?? []))) }
-    let ratio = median(rates["Unix socket"] ?? []) / max(1, median(rates["loopback TCP"] ?? []))
-    print(String(format: "  Unix socket / TCP: %.2fx", ratio))
+    let shape = inFlight == 1 ? "sequential" : "\(inFlight) in flight on up to \(inFlight) connections"
+    print("unix: \(requests) GET /json (nginx) per round, \(shape), \(rounds) rounds, median req/s")
+    for layer in layers {
+        for (transport, _) in transports {
+            let name = "\(layer) \(transport)"
+            print(String(format: "  %-22@ %9.0f req/s", name as NSString, median(rates[name] ?? [])))
+        }
+        let ratio = median(rates["\(layer) Unix socket"] ?? []) / max(1, median(rates["\(layer) loopback TCP"] ?? []))
+        print(String(format: "  %@: Unix socket / TCP %.2fx", layer as NSString, ratio))
+    }
 }
 
 // MARK: - coalescing
 
+/// Where the coalescing case's requests go: the in-process test server, or nginx with TLS and
+/// HTTP/2 in its own process (`Benchmarks/nginx/setup-tls.sh start`), whose certificate also
+/// names h1…h8.courier.test.
+struct CoalescingServer {
+    let port: Int
+    let path: String
+    let trustRootsDER: [[UInt8]]
+    let connectionsAccepted: @Sendable () async throws -> Int
+    let shutdown: @Sendable () async -> Void
+
+    static func testServer() async throws -> CoalescingServer {
+        let server = try await TestServer.start(.init(tls: .valid))
+        return CoalescingServer(
+            port: server.port, path: "/get",
+            trustRootsDER: [try TestCertificateAuthority.shared.rootCertificateDER],
+            connectionsAccepted: { server.connectionsAccepted },
+            shutdown: { try? await server.shutdown() })
+    }
+
+    static func nginx() throws -> CoalescingServer {
+        let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_NGINX_TLS_DIR"] ?? "/tmp/courier-bench-nginx-tls"
+        let port = Int(ProcessInfo.processInfo.environment["COURIER_BENCH_TLS_PORT"] ?? "") ?? 8443
+        guard let pem = try? String(contentsOfFile: directory + "/tls/ca.pem", encoding: .utf8) else {
+            throw BenchFailure(description: "\(directory)/tls/ca.pem is missing: run Benchmarks/nginx/setup-tls.sh start")
+        }
+        let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        guard let der = Data(base64Encoded: base64) else { throw BenchFailure(description: "\(directory)/tls/ca.pem is not a PEM certificate") }
+        let roots = [[UInt8](der)]
+        let probes = Atomic<Int>(0)
+        return CoalescingServer(
+            port: port, path: "/json", trustRootsDER: roots,
+            connectionsAccepted: {
+                // nginx's stub_status, read on a connection of its own: nginx's count less the
+                // connections these reads opened (this one included).
+                let opened = probes.add(1, ordering: .relaxed).newValue
+                var configuration = SessionConfiguration()
+                configuration.tls.additionalTrustRootsDER = roots
+                let manager = URLSessionManager(configuration: configuration)
+                defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+                let (body, _) = try await manager.data(for: HTTPRequest(method: .get, url: URL(string: "https://127.0.0.1:\(port)/nginx_status")!))
+                let text = String(decoding: body, as: UTF8.self)
+                // "Active connections: N \nserver accepts handled requests\n A H R \n..."
+                let lines = text.split(separator: "\n")
+                guard lines.count > 2, let accepts = lines[2].split(separator: " ").first.flatMap({ Int($0) }) else {
+                    throw BenchFailure(description: "unexpected nginx_status: \(text)")
+                }
+                return accepts - opened
+            },
+            shutdown: {})
+    }
+}
+
 func coalescingCase() async throws {
     let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
-    let server = try await TestServer.start(.init(tls: .valid))
-    defer { Task { try? await server.shutdown() } }
+    let useNginx = arguments.count > 2 && arguments[2] == "nginx"
+    let server = try await useNginx ? CoalescingServer.nginx() : CoalescingServer.testServer()
     let names = (1...8).map { "h\($0).courier.test" }
     var times: [Bool: [Double]] = [:]
     var connections: [Bool: [Int]] = [:]
     for _ in 0..<rounds {
         for coalesces in [true, false] {
             var configuration = SessionConfiguration()
-            configuration.tls.additionalTrustRootsDER = [try TestCertificateAuthority.shared.rootCertificateDER]
+            configuration.tls.additionalTrustRootsDER = server.trustRootsDER
             configuration.resolveOverrides = try names.map { try ResolveOverride(parsing: "\($0):\(server.port):127.0.0.1") }
             configuration.coalescesHTTP2Connections = coalesces
             let manager = URLSessionManager(configuration: configuration)
-            let before = server.connectionsAccepted
-            try await get(manager, URL(string: "https://\(names[0]):\(server.port)/get")!)
+            let before = try await server.connectionsAccepted()
+            try await get(manager, URL(string: "https://\(names[0]):\(server.port)\(server.path)")!)
             let start = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<64 {
-                    let url = URL(string: "https://\(names[index % names.count]):\(server.port)/get")!
+                    let url = URL(string: "https://\(names[index % names.count]):\(server.port)\(server.path)")!
                     group.addTask { try await get(manager, url) }
                 }
                 try await group.waitForAll()
             }
             times[coalesces, default: []].append(seconds(ContinuousClock.now - start))
-            connections[coalesces, default: []].append(server.connectionsAccepted - before)
+            connections[coalesces, default: []].append(try await server.connectionsAccepted() - before)
             manager.invalidateSessionCancelingTasks(true, resetSession: false)
         }
     }
-    print("coalescing: after one GET to h1, 64 GETs in flight across 8 names (HTTP/2, TLS), \(rounds) rounds, medians")
+    await server.shutdown()
+    let serverName = useNginx ? "nginx, TLS 1.3, HTTP/2" : "test server, TLS, HTTP/2"
+    print("coalescing: after one GET to h1, 64 GETs in flight across 8 names (\(serverName)), \(rounds) rounds, medians")
     for coalesces in [true, false] {
         let time = median(times[coalesces] ?? [])
         let opened = connections[coalesces]?.max() ?? 0
@@ -127,7 +235,9 @@ func compressionCase() async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(UUID().uuidString).json")
     defer { try? FileManager.default.removeItem(at: file) }
     // JSON-like text: a record repeated with a counter, so it compresses as real JSON does.
-    FileManager.default.createFile(atPath: file.path, contents: nil)
+    guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+        throw BenchFailure(description: "cannot create \(file.path)")
+    }
     let handle = try FileHandle(forWritingTo: file)
     var written = 0
     var index = 0
