@@ -84,7 +84,11 @@ enum DownloadFileSystem {
             throw CourierError.cannotWriteDownloadFile(
                 path: path, reason: "the file holds \(info.st_size) bytes, fewer than the resume offset \(offset)")
         }
-        guard ftruncate(descriptor, off_t(offset)) == 0, lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+        // Cut only a file that is longer: on ext4, truncating even an empty file to 0 makes its
+        // close flush every page written since (the replace-by-truncate safeguard), which cost
+        // a 256 MiB download ~100 ms at its end.
+        let cut = Int64(info.st_size) == offset || ftruncate(descriptor, off_t(offset)) == 0
+        guard cut, lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
             throw CourierError.cannotWriteDownloadFile(path: path, reason: String(cString: strerror(errno)))
         }
         return handle

@@ -44,4 +44,26 @@ struct DownloadSinkTests {
         #expect(try String(contentsOf: url, encoding: .utf8) == "0123456789abcdef")
         #expect(sink.bytesWritten == 6)
     }
+
+    @Test("a download started over (offset 0) loses a longer file's old bytes")
+    func aFileStartedOverIsCut() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CourierSinkTest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data("0123456789".utf8).write(to: url)
+        let sink = try DownloadSink(fileURL: url, offset: 0, isCallersFile: true)
+        sink.write(ByteBuffer(string: "ab"))
+        #expect(sink.close() == url)
+        #expect(try String(contentsOf: url, encoding: .utf8) == "ab")
+    }
+
+    @Test("a partial file exactly as long as the offset is written on, nothing lost")
+    func aFileAsLongAsTheOffsetIsWrittenOn() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CourierSinkTest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data("0123456789".utf8).write(to: url)
+        let sink = try DownloadSink(fileURL: url, offset: 10, isCallersFile: true)
+        sink.write(ByteBuffer(string: "abc"))
+        #expect(sink.close() == url)
+        #expect(try String(contentsOf: url, encoding: .utf8) == "0123456789abc")
+    }
 }
