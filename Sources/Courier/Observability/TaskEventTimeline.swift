@@ -13,7 +13,7 @@ import Foundation
 /// brings every earlier step it also reports with it.
 struct TaskEventTimeline {
     /// The steps emitted so far.
-    private var emitted: Set<Step> = []
+    private var emitted = StepSet()
     /// The date of the last event emitted: no later event is dated before it (the session
     /// stamps the head and the first body chunk when it handles them, which can be after the
     /// engine's own stamp of the response's end).
@@ -26,13 +26,66 @@ struct TaskEventTimeline {
     }
 
     /// One event the timeline emits once.
-    private enum Step: Hashable {
+    private enum Step {
         case start(TaskEvent.Phase)
         case end(TaskEvent.Phase)
         case acquired
         case released
         case replayed
         case attempt(Int, ended: Bool)
+    }
+
+    /// The steps emitted: a bit each for the phases' starts and ends and the connection steps
+    /// (no allocation or hashing per event: a hashed set of steps was a tenth of an event
+    /// monitor's cost per request), and the connect attempts' edges, which only a new
+    /// connection has, in a set made on first use.
+    private struct StepSet {
+        private var bits: UInt32 = 0
+        private var attempts: Set<Int>?
+
+        /// Inserts `step`; false if it was there.
+        mutating func insert(_ step: Step) -> Bool {
+            if case .attempt(let index, let ended) = step {
+                var made = attempts ?? []
+                let inserted = made.insert(index * 2 + (ended ? 1 : 0)).inserted
+                attempts = made
+                return inserted
+            }
+            let bit = Self.bit(of: step)
+            guard bits & bit == 0 else { return false }
+            bits |= bit
+            return true
+        }
+
+        func contains(_ step: Step) -> Bool {
+            if case .attempt(let index, let ended) = step { return attempts?.contains(index * 2 + (ended ? 1 : 0)) ?? false }
+            return bits & Self.bit(of: step) != 0
+        }
+
+        private static func bit(of step: Step) -> UInt32 {
+            switch step {
+            case .start(let phase): return 1 << ordinal(of: phase)
+            case .end(let phase): return 1 << (ordinal(of: phase) + 9)
+            case .acquired: return 1 << 18
+            case .released: return 1 << 19
+            case .replayed: return 1 << 20
+            case .attempt: return 0  // kept in `attempts`
+            }
+        }
+
+        private static func ordinal(of phase: TaskEvent.Phase) -> UInt32 {
+            switch phase {
+            case .call: return 0
+            case .connectionWait: return 1
+            case .domainLookup: return 2
+            case .connect: return 3
+            case .secureConnect: return 4
+            case .requestHeaders: return 5
+            case .requestBody: return 6
+            case .responseHeaders: return 7
+            case .responseBody: return 8
+            }
+        }
     }
 
     /// An event without its hop (the caller adds it).
@@ -118,12 +171,7 @@ struct TaskEventTimeline {
                 emit(.start(phase), .started(phase), end, into: &out)
             }
         }
-        // Close what is open, innermost first.
-        let order: [TaskEvent.Phase] = [
-            .responseBody, .responseHeaders, .requestBody, .requestHeaders, .secureConnect, .connect, .domainLookup,
-            .connectionWait,
-        ]
-        for phase in order where emitted.contains(.start(phase)) && !emitted.contains(.end(phase)) {
+        for phase in Self.closingOrder where emitted.contains(.start(phase)) && !emitted.contains(.end(phase)) {
             emit(.end(phase), error.map { .failed(phase, error: $0) } ?? .ended(phase), end, into: &out)
         }
         if emitted.contains(.acquired) {
@@ -131,6 +179,12 @@ struct TaskEventTimeline {
         }
         return out
     }
+
+    /// The phases an end closes when still open, innermost first.
+    private static let closingOrder: [TaskEvent.Phase] = [
+        .responseBody, .responseHeaders, .requestBody, .requestHeaders, .secureConnect, .connect, .domainLookup,
+        .connectionWait,
+    ]
 
     /// The connect attempts' starts and ends, in the order they happened.
     private mutating func emitAttempts(_ attempts: [EngineMetrics.ConnectAttempt], into out: inout [Entry]) {
@@ -148,7 +202,7 @@ struct TaskEventTimeline {
     }
 
     private mutating func emit(_ step: Step, _ kind: TaskEvent.Kind, _ date: Date, into out: inout [Entry]) {
-        guard emitted.insert(step).inserted else { return }
+        guard emitted.insert(step) else { return }
         let date = max(date, lastDate ?? date)
         lastDate = date
         out.append((kind, date))

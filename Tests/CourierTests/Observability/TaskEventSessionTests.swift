@@ -199,8 +199,19 @@ struct TaskEventSessionTests {
             #expect(!plain.contains { if case .metricsUpdated = $0 { true } else { false } })
             request.reportsMetricsUpdates = true
             let reported = try await engine.collectEvents(request)
-            let updates = reported.filter { if case .metricsUpdated = $0 { true } else { false } }
-            #expect(updates.count == 3, "acquired, sent, head")
+            let updates = reported.compactMap { if case .metricsUpdated(let metrics) = $0 { metrics } else { nil } }
+            // A bodiless HTTP/1 request is sent in one call: one snapshot with its start and
+            // end, then the head's.
+            #expect(updates.count == 2, "sent, head")
+            #expect(updates.first?.requestStart != nil && updates.first?.requestEnd != nil)
+            #expect(updates.last?.responseStart != nil)
+            // With a body, the request's start is reported before its body goes out.
+            var post = EngineRequest(method: "POST", url: server.baseURL.appending(path: "post"), body: .bytes(ByteBuffer(string: "{}")))
+            post.reportsMetricsUpdates = true
+            let posted = try await engine.collectEvents(post)
+            let postUpdates = posted.compactMap { if case .metricsUpdated(let metrics) = $0 { metrics } else { nil } }
+            #expect(postUpdates.count == 3, "acquired, sent, head")
+            #expect(postUpdates.first?.requestStart != nil && postUpdates.first?.requestEnd == nil)
             await engine.shutdown()
         }
     }
