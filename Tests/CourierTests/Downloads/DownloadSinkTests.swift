@@ -45,25 +45,16 @@ struct DownloadSinkTests {
         #expect(sink.bytesWritten == 6)
     }
 
-    @Test("a download started over (offset 0) loses a longer file's old bytes")
-    func aFileStartedOverIsCut() throws {
+    @Test(
+        "a partial file is cut only after the offset: started over it loses its old bytes, as long as the offset it keeps them",
+        arguments: zip([Int64(0), 10], ["abc", "0123456789abc"]))
+    func aPartialFileIsCutAfterTheOffset(offset: Int64, expected: String) throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("CourierSinkTest-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: url) }
         try Data("0123456789".utf8).write(to: url)
-        let sink = try DownloadSink(fileURL: url, offset: 0, isCallersFile: true)
-        sink.write(ByteBuffer(string: "ab"))
-        #expect(sink.close() == url)
-        #expect(try String(contentsOf: url, encoding: .utf8) == "ab")
-    }
-
-    @Test("a partial file exactly as long as the offset is written on, nothing lost")
-    func aFileAsLongAsTheOffsetIsWrittenOn() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CourierSinkTest-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: url) }
-        try Data("0123456789".utf8).write(to: url)
-        let sink = try DownloadSink(fileURL: url, offset: 10, isCallersFile: true)
+        let sink = try DownloadSink(fileURL: url, offset: offset, isCallersFile: true)
         sink.write(ByteBuffer(string: "abc"))
         #expect(sink.close() == url)
-        #expect(try String(contentsOf: url, encoding: .utf8) == "0123456789abc")
+        #expect(try String(contentsOf: url, encoding: .utf8) == expected)
     }
 }
