@@ -225,6 +225,14 @@ final class WebSocketChannelHandler: ChannelDuplexHandler {
                 return
             }
         }
+        if !isText, !compressed, inflated.storageCapacity > inflated.readableBytes * 2 + 4096 {
+            // A small window into a larger buffer (a read's, or the frame decoder's): a reader
+            // keeping the message would keep all of that buffer, and the channel could not
+            // reuse it for its next read. A copy of the payload is cheaper than either.
+            var own = context.channel.allocator.buffer(capacity: inflated.readableBytes)
+            own.writeImmutableBuffer(inflated)
+            inflated = own
+        }
         switch machine.messageInflated(isText: isText, payload: inflated) {
         case .success(let message):
             if inbox.deliver(message) { readingPaused = true }

@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// The messages a socket received and not yet read, and how it ended: filled by the channel
@@ -24,13 +25,15 @@ final class WebSocketInbox: Sendable {
     }
 
     private struct State {
-        var messages: [WebSocketMessage] = []
-        var head = 0
+        /// Unread messages, oldest first. A message read leaves it at once: a consumed message
+        /// kept in the queue's storage held its whole payload (a 64 KiB echo kept up to 65 of
+        /// them per socket alive, and peak memory grew with the messages sent).
+        var messages = CircularBuffer<WebSocketMessage>(initialCapacity: 4)
         var waiters: [Waiter] = []
         var nextWaiter = 0
         var ending: Ending?
         var paused = false
-        var queued: Int { messages.count - head }
+        var queued: Int { messages.count }
     }
 
     private let state = Mutex(State())
@@ -102,13 +105,7 @@ final class WebSocketInbox: Sendable {
     /// A queued message, else the ending (nil or its error), else nil: the caller waits.
     /// `resume`: the queue fell to the low-water mark while reading was paused.
     private static func poll(_ state: inout State) -> (Result<WebSocketMessage?, any Error>?, resume: Bool) {
-        if state.queued > 0 {
-            let message = state.messages[state.head]
-            state.head += 1
-            if state.head > 64, state.head * 2 > state.messages.count {
-                state.messages.removeFirst(state.head)
-                state.head = 0
-            }
+        if let message = state.messages.popFirst() {
             var resume = false
             if state.paused, state.queued <= lowWater {
                 state.paused = false

@@ -26,6 +26,31 @@ struct WebSocketEchoTests {
         }
     }
 
+    @Test func aSmallBinaryMessageHoldsOnlyItsOwnBytes() async throws {
+        // A reader may keep messages: each must not keep the read buffer it arrived in.
+        try await withEngine { engine, server in
+            var options = WebSocketOptions()
+            options.perMessageDeflate = false
+            let socket = try await openSocket(engine, server, "/ws/echo", options: options)
+            // Large messages first: the connection's reads grow to their largest buffers.
+            let large = ByteBuffer(repeating: 1, count: 256 << 10)
+            for _ in 0..<4 {
+                try await socket.send(.binary(large))
+                #expect(try await socket.receive() == .binary(large))
+            }
+            for size in [1, 32, 1_000] {
+                try await socket.send(.binary(ByteBuffer(repeating: 7, count: size)))
+                guard case .binary(let echo)? = try await socket.receive() else {
+                    Issue.record("no binary echo of \(size) bytes")
+                    continue
+                }
+                #expect(echo.readableBytes == size)
+                #expect(echo.storageCapacity <= size * 2 + 4096, "a \(size)-byte message holds \(echo.storageCapacity) bytes")
+            }
+            await socket.close()
+        }
+    }
+
     @Test func permessageDeflateIsNegotiatedAndMessagesRoundTripCompressed() async throws {
         try await withEngine { engine, server in
             let socket = try await openSocket(engine, server, "/ws/echo")
