@@ -159,11 +159,11 @@ struct HTTPSBench: AsyncParsableCommand {
     private static func drive(
         _ get: @escaping @Sendable () async throws -> Void, count: Int, inFlight: Int, on executor: (any TaskExecutor)?
     ) async throws {
-        let counter = Counter(count)
+        let tickets = RequestTickets(count: count)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<inFlight {
                 group.addTask(executorPreference: executor) {
-                    while counter.take() { try await get() }
+                    while tickets.take() != nil { try await get() }
                 }
             }
             try await group.waitForAll()
@@ -181,21 +181,5 @@ struct HTTPSBench: AsyncParsableCommand {
         let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
         guard let data = Data(base64Encoded: body) else { throw ValidationError("--ca is not a PEM certificate") }
         return Array(data)
-    }
-}
-
-/// A countdown shared by the workers.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var remaining: Int
-
-    init(_ count: Int) { remaining = count }
-
-    func take() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard remaining > 0 else { return false }
-        remaining -= 1
-        return true
     }
 }

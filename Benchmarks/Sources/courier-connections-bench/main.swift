@@ -160,9 +160,7 @@ struct CoalescingServer {
         guard let pem = try? String(contentsOfFile: directory + "/tls/ca.pem", encoding: .utf8) else {
             throw BenchFailure(description: "\(directory)/tls/ca.pem is missing: run Benchmarks/nginx/setup-tls.sh start")
         }
-        let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-        guard let der = Data(base64Encoded: base64) else { throw BenchFailure(description: "\(directory)/tls/ca.pem is not a PEM certificate") }
-        let roots = [[UInt8](der)]
+        let roots = [try Certificate(pemEncoded: pem).derBytes]
         let probes = Atomic<Int>(0)
         return CoalescingServer(
             port: port, path: "/json", trustRootsDER: roots,

@@ -38,19 +38,15 @@ struct TaskEventTimeline {
     /// The steps emitted: a bit each for the phases' starts and ends and the connection steps
     /// (no allocation or hashing per event: a hashed set of steps was a tenth of an event
     /// monitor's cost per request), and the connect attempts' edges, which only a new
-    /// connection has, in a set made on first use.
+    /// connection has (an empty set allocates nothing).
     private struct StepSet {
+        private static let phaseCount = TaskEvent.Phase.allCases.count
         private var bits: UInt32 = 0
-        private var attempts: Set<Int>?
+        private var attempts: Set<Int> = []
 
         /// Inserts `step`; false if it was there.
         mutating func insert(_ step: Step) -> Bool {
-            if case .attempt(let index, let ended) = step {
-                var made = attempts ?? []
-                let inserted = made.insert(index * 2 + (ended ? 1 : 0)).inserted
-                attempts = made
-                return inserted
-            }
+            if case .attempt(let index, let ended) = step { return attempts.insert(index * 2 + (ended ? 1 : 0)).inserted }
             let bit = Self.bit(of: step)
             guard bits & bit == 0 else { return false }
             bits |= bit
@@ -58,32 +54,35 @@ struct TaskEventTimeline {
         }
 
         func contains(_ step: Step) -> Bool {
-            if case .attempt(let index, let ended) = step { return attempts?.contains(index * 2 + (ended ? 1 : 0)) ?? false }
+            if case .attempt(let index, let ended) = step { return attempts.contains(index * 2 + (ended ? 1 : 0)) }
             return bits & Self.bit(of: step) != 0
         }
 
+        /// Starts take the first `phaseCount` bits, ends the next as many, then the connection
+        /// steps.
         private static func bit(of step: Step) -> UInt32 {
+            let count = phaseCount
             switch step {
             case .start(let phase): return 1 << ordinal(of: phase)
-            case .end(let phase): return 1 << (ordinal(of: phase) + 9)
-            case .acquired: return 1 << 18
-            case .released: return 1 << 19
-            case .replayed: return 1 << 20
+            case .end(let phase): return 1 << (ordinal(of: phase) + count)
+            case .acquired: return 1 << (2 * count)
+            case .released: return 1 << (2 * count + 1)
+            case .replayed: return 1 << (2 * count + 2)
             case .attempt: return 0  // kept in `attempts`
             }
         }
 
-        private static func ordinal(of phase: TaskEvent.Phase) -> UInt32 {
+        private static func ordinal(of phase: TaskEvent.Phase) -> Int {
             switch phase {
-            case .call: return 0
-            case .connectionWait: return 1
-            case .domainLookup: return 2
-            case .connect: return 3
-            case .secureConnect: return 4
-            case .requestHeaders: return 5
-            case .requestBody: return 6
-            case .responseHeaders: return 7
-            case .responseBody: return 8
+            case .call: 0
+            case .connectionWait: 1
+            case .domainLookup: 2
+            case .connect: 3
+            case .secureConnect: 4
+            case .requestHeaders: 5
+            case .requestBody: 6
+            case .responseHeaders: 7
+            case .responseBody: 8
             }
         }
     }

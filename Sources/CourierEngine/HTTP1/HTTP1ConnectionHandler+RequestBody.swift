@@ -228,8 +228,14 @@ extension HTTP1ConnectionHandler {
         writeEnd(exchange, context: context)
     }
 
+    /// Whether `request` is sent whole by handing its head and end to the channel together:
+    /// HTTP/1 without a body (an HTTP/2 stream waits for its end's write to succeed).
+    func sendsHeadAndEndTogether(_ request: EngineRequest) -> Bool {
+        request.body == nil && protocolName != "h2"
+    }
+
     func writeEnd(_ exchange: Exchange, context: ChannelHandlerContext) {
-        if exchange.execution.request.body == nil, protocolName != "h2" {
+        if sendsHeadAndEndTogether(exchange.execution.request) {
             // HTTP/1 without a body: the end follows the head in the same flush, and the request
             // counts as sent once both are handed to the channel. Writes leave in order, so
             // nothing of a later request can overtake them, and a write that fails closes the

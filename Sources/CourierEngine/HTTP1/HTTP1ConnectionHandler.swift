@@ -291,9 +291,9 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         )
         exchange.metrics.requestStart = Date()
         exchange.metrics.requestHeaderBytesSent = Self.approximateSize(of: head)
-        // Without a body over HTTP/1, the end goes out below in this same call, and its
-        // snapshot (`requestSent`) carries the start too: one snapshot fewer per request.
-        if body != nil || protocolName == "h2" { reportMetrics(of: exchange) }
+        // Sent whole, the request's end goes out below in this same call, and its snapshot
+        // (`requestSent`) carries the start too: one snapshot fewer per request.
+        if !sendsHeadAndEndTogether(request) { reportMetrics(of: exchange) }
         if protocolName == "h2" {
             // An HTTP/2 stream can refuse the head without closing anything (a GOAWAY came
             // first): fail the request instead of waiting for its idle timeout.

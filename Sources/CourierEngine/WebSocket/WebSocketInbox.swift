@@ -33,7 +33,6 @@ final class WebSocketInbox: Sendable {
         var nextWaiter = 0
         var ending: Ending?
         var paused = false
-        var queued: Int { messages.count }
     }
 
     private let state = Mutex(State())
@@ -52,7 +51,7 @@ final class WebSocketInbox: Sendable {
         let (waiter, pause): (Waiter?, Bool) = state.withLock { state in
             if !state.waiters.isEmpty { return (state.waiters.removeFirst(), false) }
             state.messages.append(message)
-            if state.queued >= Self.highWater { state.paused = true }
+            if state.messages.count >= Self.highWater { state.paused = true }
             return (nil, state.paused)
         }
         waiter?.continuation.resume(returning: message)
@@ -107,7 +106,7 @@ final class WebSocketInbox: Sendable {
     private static func poll(_ state: inout State) -> (Result<WebSocketMessage?, any Error>?, resume: Bool) {
         if let message = state.messages.popFirst() {
             var resume = false
-            if state.paused, state.queued <= lowWater {
+            if state.paused, state.messages.count <= lowWater {
                 state.paused = false
                 resume = true
             }

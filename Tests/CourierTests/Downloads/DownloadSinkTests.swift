@@ -57,4 +57,19 @@ struct DownloadSinkTests {
         #expect(sink.close() == url)
         #expect(try String(contentsOf: url, encoding: .utf8) == expected)
     }
+
+    @Test("an offset from hostile resume data (negative, past the file's end) is refused and the file is left as it was",
+          arguments: [Int64(-1), Int64.min, 11, Int64.max])
+    func anOffsetOutsideTheFileIsRefused(offset: Int64) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("CourierSinkTest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data("0123456789".utf8).write(to: url)
+        #expect {
+            _ = try DownloadSink(fileURL: url, offset: offset, isCallersFile: true)
+        } throws: { error in
+            guard case .cannotWriteDownloadFile(let path, _)? = error as? CourierError else { return false }
+            return path == url.path
+        }
+        #expect(try String(contentsOf: url, encoding: .utf8) == "0123456789")
+    }
 }
