@@ -23,22 +23,32 @@ struct TaskEventState {
 
 /// Where a task's ``TaskEvent``s are made and delivered. Every event reaches the monitors one at a
 /// time and in order, off the event loops: `callStart` on the thread that resumes the task
-/// (before anything else of the task exists), the events made while handling the engine's events
-/// right there on the task's callback queue (``TaskCallbackQueue``), and the others (the cache
-/// and HSTS decisions made as a hop is sent, an interceptor's decision) queued there behind what
-/// is already there. With monitors, the task's end starts
-/// from that queue once everything queued before it was delivered (see
-/// ``TaskDelegate/complete(withResponse:error:metrics:)``), so `callEnd` comes last, never
-/// beside another of the task's events (an awaited task's end runs in the awaiting Swift task).
+/// (before anything else of the task exists); the events made while its engine events are
+/// handled (on an event loop or the task's callback queue) wait for the end of that burst and
+/// go to the session's ``MonitorEventQueue`` together, unless the task ends first
+/// (``TaskCallbackQueue/tellMonitors(_:canWait:)``); the task's end makes what still waits, then
+/// `callEnd`, last, where it finishes (see ``TaskDelegate/complete(withResponse:error:metrics:onCallbackQueue:)``;
+/// an awaited task's end runs in the awaiting Swift task, so the call returns after its
+/// monitors heard it all).
 extension TaskDelegate {
     /// Whether this task reports events (it had monitors when it started).
     var reportsEvents: Bool { eventsOn.load(ordering: .relaxed) }
 
+    /// Makes `calls` (monitor calls) behind the task's earlier ones, off the event loops (see
+    /// ``TaskCallbackQueue/tellMonitors(_:canWait:)``).
+    func tellMonitors(_ calls: @escaping @Sendable () -> Void, canWait: Bool = false) {
+        toldMonitors.store(true, ordering: .releasing)
+        callbacks.tellMonitors(calls, canWait: canWait)
+    }
+
     /// The task starts: reads the monitors and reports `callStart`, right here (the resuming
-    /// thread): nothing else of the task's can be delivered yet, and a queue hop per task
+    /// thread): nothing else of the task's can be reported yet, and a queue hop per task
     /// showed in the events' cost.
     func eventsCallStarted() {
-        let monitors = environment.monitors.filter(\.receivesTaskEvents)
+        let all = environment.monitors
+        guard !all.isEmpty else { return }
+        monitored.store(true, ordering: .relaxed)
+        let monitors = all.filter(\.receivesTaskEvents)
         guard !monitors.isEmpty else { return }
         run.withLock { $0.events.monitors = monitors }
         eventsOn.store(true, ordering: .relaxed)
@@ -60,27 +70,18 @@ extension TaskDelegate {
         }
     }
 
-    /// Reports `kind` from outside the callback queue: queued behind what is there.
-    func reportEventLater(_ kind: TaskEvent.Kind, date: Date = Date()) {
-        let (monitors, hop) = run.withLock { ($0.events.monitors, max($0.events.hop, 0)) }
-        guard !monitors.isEmpty else { return }
-        let task = self.task
-        let event = TaskEvent(kind: kind, date: date, hop: hop)
-        callbacks.async { for monitor in monitors { monitor.task(task, didReceive: event) } }
-    }
-
-    /// Reports `kind` now (on the callback queue).
+    /// Reports `kind`: queued for the monitors behind the task's earlier events.
     func reportEvent(_ kind: TaskEvent.Kind, date: Date = Date()) {
         let (monitors, hop) = run.withLock { ($0.events.monitors, max($0.events.hop, 0)) }
         guard !monitors.isEmpty else { return }
-        let event = TaskEvent(kind: kind, date: date, hop: hop)
         let task = self.task
-        for monitor in monitors { monitor.task(task, didReceive: event) }
+        let event = TaskEvent(kind: kind, date: date, hop: hop)
+        tellMonitors { for monitor in monitors { monitor.task(task, didReceive: event) } }
     }
 
-    /// Advances the current exchange's timeline with `step` and reports what it brings (on the
-    /// callback queue).
-    func reportTimeline(_ step: (inout TaskEventTimeline) -> [TaskEventTimeline.Entry]) {
+    /// Advances the current exchange's timeline with `step` and reports what it brings.
+    /// `canWait`: see ``TaskCallbackQueue/tellMonitors(_:canWait:)``.
+    func reportTimeline(canWait: Bool = false, _ step: (inout TaskEventTimeline) -> [TaskEventTimeline.Entry]) {
         let (monitors, hop, entries): ([any SessionEventMonitor], Int, [TaskEventTimeline.Entry]) = run.withLock { run in
             guard !run.events.monitors.isEmpty, var timeline = run.events.timeline else { return ([], 0, []) }
             run.events.timeline = nil  // the only copy is mutated in place
@@ -90,10 +91,13 @@ extension TaskDelegate {
         }
         guard !entries.isEmpty else { return }
         let task = self.task
-        for entry in entries {
-            let event = TaskEvent(kind: entry.kind, date: entry.date, hop: hop)
-            for monitor in monitors { monitor.task(task, didReceive: event) }
-        }
+        tellMonitors(
+            {
+                for entry in entries {
+                    let event = TaskEvent(kind: entry.kind, date: entry.date, hop: hop)
+                    for monitor in monitors { monitor.task(task, didReceive: event) }
+                }
+            }, canWait: canWait)
     }
 
     /// A body chunk was handled: `responseBodyStart` for the exchange's first one. Per chunk:
@@ -148,12 +152,16 @@ extension TaskDelegate {
             responseFields: head?.headers ?? [:],
             metrics: metrics, error: error.map { CourierError.engine($0) })
         let task = self.task
-        for monitor in monitors { monitor.task(task, didFinishExchange: exchange) }
+        tellMonitors { for monitor in monitors { monitor.task(task, didFinishExchange: exchange) } }
     }
 
-    /// The task ends (on the callback queue): `callEnd`, or `callFailed` with its error.
+    /// The task ends: `callEnd`, or `callFailed` with its error, told right here (where the task
+    /// finishes, after its earlier monitor calls were made).
     func eventsCallEnded(error: (any Error)?) {
         guard reportsEvents else { return }
-        reportEvent(error.map { .failed(.call, error: $0) } ?? .ended(.call))
+        let (monitors, hop) = run.withLock { ($0.events.monitors, max($0.events.hop, 0)) }
+        let event = TaskEvent(kind: error.map { .failed(.call, error: $0) } ?? .ended(.call), date: Date(), hop: hop)
+        let task = self.task
+        for monitor in monitors { monitor.task(task, didReceive: event) }
     }
 }

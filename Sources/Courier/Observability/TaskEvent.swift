@@ -10,7 +10,8 @@ public import Foundation
 /// Every event carries the instant it happened (``date``) and the exchange it belongs to
 /// (``hop``: 0 for the first request, one more for each redirect, answer to a challenge or
 /// retry). A task's events reach its monitors one at a time, in the order they happened, on the
-/// task's own serial queue, never on an event loop. The steps of getting a connection and
+/// session's monitor queue (`callEnd` where the task finishes, last), never on an event loop.
+/// The steps of getting a connection and
 /// sending the request (name lookup, connect, TLS, the connection acquired, the request's head
 /// and body) are reported with the exchange's next step the engine reports (its response head
 /// at the latest, or its failure), stamped with the instants they happened: reporting them

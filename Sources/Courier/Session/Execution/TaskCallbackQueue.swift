@@ -8,7 +8,7 @@ import Synchronization
 /// (serializer, completion, cookie-store writes, file opens).
 ///
 /// Where the work runs: on the task's dispatch queue, off the event loop, so user callbacks
-/// (progress blocks, the manager's hooks, event monitors) never run on (or hold up) an event
+/// (progress blocks, the manager's hooks) never run on (or hold up) an event
 /// loop and a slow callback holds up only its own task. An event whose handling calls no user
 /// code may instead be handled right where it is delivered (`inline: true`: the event loop),
 /// which saves a thread hop per request; it still waits behind anything queued before it, and
@@ -21,7 +21,16 @@ import Synchronization
 ///
 /// Backpressure: when more than 4 MiB of response body waits here (a callback slower than the
 /// network), the engine stops reading the task's socket until the queue is down to 1 MiB.
+///
+/// Event monitors: their calls never run here (an event may be handled on an event loop).
+/// Calls made while a burst is handled wait for its end (handled inline on an event loop: for
+/// the end of the loop's current work, since the rest of the read may end the task), then go to
+/// the session's ``MonitorEventQueue`` as one job; the task's end takes what is still waiting
+/// and makes those calls where it finishes (``takeMonitorCalls()``). So an awaited small
+/// request, whose head, body and end come in one read, costs its monitors no thread hop.
 final class TaskCallbackQueue: Sendable {
+    /// Calls to the event monitors, made together.
+    typealias MonitorCalls = @Sendable () -> Void
     private static let pauseAbove = 4 << 20
     private static let resumeBelow = 1 << 20
 
@@ -39,6 +48,15 @@ final class TaskCallbackQueue: Sendable {
         var bytes = 0
         /// The backlog when reading was last paused (0: not paused by this queue).
         var pausedAt = 0
+        /// Monitor calls made during the burst being handled (or earlier, when they could
+        /// wait for the next one), oldest first.
+        var monitorCalls: [MonitorCalls] = []
+        /// Whether one of `monitorCalls` must be made at the end of the burst.
+        var monitorCallsDue = false
+        /// A send of `monitorCalls` waits for the end of the event loop's current work.
+        var monitorFlushScheduled = false
+        /// This task's jobs on the monitor queue not made yet.
+        var monitorJobs = 0
     }
 
     private let label: String
@@ -51,8 +69,12 @@ final class TaskCallbackQueue: Sendable {
     /// leaves it as the backlog says (a resume overtaking its pause left reading paused for good).
     private let appliedPause = Mutex(false)
 
-    init(label: String) {
+    /// The session's queue for monitor calls that can't wait for the task's end.
+    private let monitorQueue: MonitorEventQueue
+
+    init(label: String, monitorQueue: MonitorEventQueue = MonitorEventQueue()) {
         self.label = label
+        self.monitorQueue = monitorQueue
     }
 
     /// The task's serial queue. One of its own targets an overcommitting root queue: a callback
@@ -160,13 +182,25 @@ final class TaskCallbackQueue: Sendable {
         enum Step {
             case run(Job)
             case stop
+            /// Stop, and send the monitor calls after the event loop's current work.
+            case stopAndFlushLater
             case handOff
         }
         while true {
             let step = state.withLock { state -> Step in
                 guard let first = state.pending.first else {
                     state.draining = false
-                    return .stop
+                    guard state.monitorCallsDue else { return .stop }
+                    // Handled where the engine delivered it (maybe an event loop in the middle
+                    // of a read): the read's next events (body, end) likely end the task and
+                    // take the calls themselves, so they are sent only after the loop's work.
+                    guard inline else {
+                        sendMonitorCalls(&state)
+                        return .stop
+                    }
+                    guard !state.monitorFlushScheduled else { return .stop }
+                    state.monitorFlushScheduled = true
+                    return .stopAndFlushLater
                 }
                 // Still `draining`: nobody else starts handling before the queue takes over.
                 if inline, !first.inline { return .handOff }
@@ -175,10 +209,71 @@ final class TaskCallbackQueue: Sendable {
             switch step {
             case .run(let job): job.run()
             case .stop: return
+            case .stopAndFlushLater:
+                ResumeBatch.run { self.flushMonitorCalls() }
+                return
             case .handOff:
                 queue.async { self.drain(inline: false) }
                 return
             }
+        }
+    }
+
+    // MARK: - Event monitors
+
+    /// Makes `calls` after the task's earlier monitor calls, off the event loops: at the end of
+    /// the burst being handled (or by the task's end, if that comes first); at once on the
+    /// monitor queue when no burst is being handled (a call from the thread resuming the task,
+    /// an interceptor's decision). `canWait`: the calls may wait for the task's next burst (the
+    /// steps a metrics snapshot reports ride with the exchange's next event, as in
+    /// ``deliver(_:inline:setReadingPaused:to:)``).
+    func tellMonitors(_ calls: @escaping MonitorCalls, canWait: Bool = false) {
+        state.withLock { state in
+            state.monitorCalls.append(calls)
+            if !canWait { state.monitorCallsDue = true }
+            if !state.draining { sendMonitorCalls(&state) }
+        }
+    }
+
+    /// For the task's end: the monitor calls still waiting (to make before the end's own), and
+    /// whether some of the task's calls are still on the monitor queue (then the end must wait
+    /// for it: ``afterQueuedMonitorCalls(_:)``).
+    func takeMonitorCalls() -> (waiting: [MonitorCalls], queued: Bool) {
+        state.withLock { state in
+            defer {
+                state.monitorCalls = []
+                state.monitorCallsDue = false
+            }
+            return (state.monitorCalls, state.monitorJobs > 0)
+        }
+    }
+
+    /// The scheduled send, after the event loop's work: what the task's end has not taken, unless
+    /// a burst is being handled again (its end sends them).
+    private func flushMonitorCalls() {
+        state.withLock { state in
+            state.monitorFlushScheduled = false
+            if !state.draining { sendMonitorCalls(&state) }
+        }
+    }
+
+    /// Runs `next` on the monitor queue, behind the calls queued there so far.
+    func afterQueuedMonitorCalls(_ next: @escaping @Sendable () -> Void) {
+        monitorQueue.async(next)
+    }
+
+    /// Sends the waiting monitor calls to the monitor queue as one job, unless all of them can
+    /// wait. Under the lock, so two sends from two threads reach the queue in the order they
+    /// were made.
+    private func sendMonitorCalls(_ state: inout State) {
+        guard state.monitorCallsDue else { return }
+        let calls = state.monitorCalls
+        state.monitorCalls = []
+        state.monitorCallsDue = false
+        state.monitorJobs += 1
+        monitorQueue.async {
+            for call in calls { call() }
+            self.state.withLock { $0.monitorJobs -= 1 }
         }
     }
 }

@@ -19,19 +19,29 @@ extension TaskDelegate {
         }
         guard let (data, sink) = taken else { return }
         progress.finish()
-        let work: @Sendable () -> Void = { [self] in
-            self.finish(hasResponse: withResponse, data: data, sink: sink, error: error)
+        let work: @Sendable ([TaskCallbackQueue.MonitorCalls]) -> Void = { [self] monitorCalls in
+            self.finish(hasResponse: withResponse, data: data, sink: sink, error: error, monitorCalls: monitorCalls)
         }
-        if let finisher {
-            if reportsEvents && !onCallbackQueue {
-                // After the task's events queued so far: `callEnd` (in `finish`) comes last.
-                callbacks.async { finisher(work) }
+        guard monitored.load(ordering: .relaxed) || toldMonitors.load(ordering: .acquiring) else {
+            if let finisher { finisher { work([]) } } else { callbacks.async { work([]) } }  // after the task's last progress call
+            return
+        }
+        // With monitors, the end comes after the task's monitor calls so far: those still waiting
+        // are made first thing where it finishes, and those already on the monitor queue before
+        // it (then the end starts from there). So `callEnd` and `taskDidComplete` (in `finish`)
+        // come last, and an awaited call returns only after its monitors heard it all.
+        let end: @Sendable () -> Void = { [self] in
+            let (waiting, queued) = callbacks.takeMonitorCalls()
+            let finishing: @Sendable () -> Void
+            if let finisher {
+                finishing = { finisher { work(waiting) } }
             } else {
-                finisher(work)
+                finishing = { self.callbacks.async { work(waiting) } }
             }
-        } else {
-            callbacks.async(work)  // after the task's last progress call
+            if queued { callbacks.afterQueuedMonitorCalls(finishing) } else { finishing() }
         }
+        // Outside the callback queue (a cancellation, a failed adapt): after what it holds.
+        if onCallbackQueue { end() } else { callbacks.async(end) }
     }
 
     /// Off the event loop: file move, serialization, completion, notification. `hasResponse`:
@@ -41,7 +51,10 @@ extension TaskDelegate {
     /// that reads it, a monitor, a download (destination block, resume data), or a serializer
     /// that can't read the head (``InputSerializing``). A task that keeps the engine head (the `HTTPRequest`
     /// entry point) makes none unless a monitor or a download needs one.
-    private func finish(hasResponse: Bool, data: Data, sink: DownloadSink?, error transportError: (any Error)?) {
+    private func finish(
+        hasResponse: Bool, data: Data, sink: DownloadSink?, error transportError: (any Error)?, monitorCalls: [TaskCallbackQueue.MonitorCalls]
+    ) {
+        for calls in monitorCalls { calls() }  // the task's monitor calls not made yet, first
         var object: (any Sendable)?
         var error = transportError
         // The manager's settings this end needs, read together.

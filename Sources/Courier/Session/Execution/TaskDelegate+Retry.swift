@@ -113,7 +113,7 @@ extension TaskDelegate {
         let decisionTask = Task {
             let decision = await interceptor.retry(task, dueTo: askedError, response: response)
             guard let delay = decision.retryDelay else {
-                self.reportEventLater(.decision(.retryDeclined(reason: askedError.localizedDescription)))
+                self.reportEvent(.decision(.retryDeclined(reason: askedError.localizedDescription)))
                 var error: (any Error)? = attemptError
                 if case .doNotRetryWithError(let replacement) = decision { error = replacement }
                 self.complete(withResponse: withResponse, error: error, metrics: metrics)
@@ -153,8 +153,12 @@ extension TaskDelegate {
     ) async {
         guard let request = task.currentRequest else { return giveUp() }
         guard prepareBodyForNextHop(request, previousMethod: request.httpMethod ?? "GET") else { return giveUp() }
-        for monitor in environment.monitors { monitor.task(task, willRetry: request, after: delay, dueTo: error) }
-        reportEventLater(.decision(.retryDecided(delay: delay, reason: error.localizedDescription)))
+        let monitors = environment.monitors
+        if !monitors.isEmpty {
+            let task = self.task
+            tellMonitors { for monitor in monitors { monitor.task(task, willRetry: request, after: delay, dueTo: error) } }
+        }
+        reportEvent(.decision(.retryDecided(delay: delay, reason: error.localizedDescription)))
         observation?.willRetry(after: delay, dueTo: error)
         // Never past the task's deadline: the retry then ends at once with the deadline timeout.
         let deadline = run.withLock { $0.deadline }

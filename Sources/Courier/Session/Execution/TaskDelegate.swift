@@ -80,7 +80,7 @@ final class TaskDelegate: TaskDriver {
     let outbox = TaskNotificationOutbox()
     /// Where this task's engine events are handled and so where its callbacks run: off the
     /// event loop, in order (see ``TaskCallbackQueue``).
-    let callbacks = TaskCallbackQueue(label: "courier.task-callbacks")
+    let callbacks: TaskCallbackQueue
     /// A serializer for this task only (the async typed API), instead of the manager's.
     let serializerOverride: (any ResponseSerializer)?
     /// See ``TaskSetup/keepsEngineHead``.
@@ -92,6 +92,11 @@ final class TaskDelegate: TaskDriver {
     /// Whether the task reports ``TaskEvent``s (set once, when it starts with a monitor that
     /// takes them): read without the task's lock on the per-chunk path.
     let eventsOn = Atomic<Bool>(false)
+    /// Whether the manager had event monitors when the task started (set once, then).
+    let monitored = Atomic<Bool>(false)
+    /// Whether this task made a monitor call through its callback queue
+    /// (``TaskCallbackQueue/tellMonitors(_:canWait:)``): its end then makes those still waiting first.
+    let toldMonitors = Atomic<Bool>(false)
     /// Logs, metrics and spans of this task, or nil (no observability configured: nothing is
     /// paid). See ``TaskObservation``.
     let observation: TaskObservation?
@@ -122,6 +127,7 @@ final class TaskDelegate: TaskDriver {
             maximumBodySize: environment.configuration.maximumResponseBodySize)
         self.run = Mutex(Run(machine: machine, body: body))
         self.environment = environment
+        self.callbacks = TaskCallbackQueue(label: "courier.task-callbacks", monitorQueue: environment.monitorQueue)
         self.observation = environment.observer.map { TaskObservation(observer: $0) }
         self.completionHandler = setup.completion
         self.completionReadsResponse = setup.completionReadsResponse
@@ -239,7 +245,7 @@ final class TaskDelegate: TaskDriver {
             return snapshot.interceptor
         }
         if reportsEvents, let from = upgradedFrom, let to = request.url {
-            reportEventLater(.decision(.hstsUpgrade(from: from, to: to)))
+            reportEvent(.decision(.hstsUpgrade(from: from, to: to)))
         }
         var engineRequest: EngineRequest
         let engine: HTTPEngine
@@ -268,13 +274,13 @@ final class TaskDelegate: TaskDriver {
         case .bypass:
             break
         case .network(let exchange):
-            if reportsEvents { reportEventLater(.decision(.cache(exchange.isConditional ? .conditionalRequest : .miss))) }
+            if reportsEvents { reportEvent(.decision(.cache(exchange.isConditional ? .conditionalRequest : .miss))) }
             let direct = handleEvent
             exchange.attach { [callbacks] event in callbacks.deliver(event, setReadingPaused: setReadingPaused, to: direct) }
             run.withLock { $0.cachedExchange = exchange }
             handleEvent = exchange.intercepting(handleEvent)
         case .serve(let exchange):
-            if reportsEvents { reportEventLater(.decision(.cache(.hit))) }
+            if reportsEvents { reportEvent(.decision(.cache(.hit))) }
             let start = run.withLock { run in
                 run.cachedExchange = exchange
                 return run.machine.exchangeStarted()
@@ -308,9 +314,10 @@ final class TaskDelegate: TaskDriver {
     }
 
     /// Whether this exchange's events may be handled right where the engine delivers them (an
-    /// event loop): a task that may (``mayHandleEventsInline``), with no event monitor and no
-    /// manager hook that handling an event calls, and no observability backend (those run on the
-    /// task's queue, never on an event loop). Read once per exchange.
+    /// event loop): a task that may (``mayHandleEventsInline``), with no manager hook that
+    /// handling an event calls and no observability backend (those run on the task's queue,
+    /// never on an event loop). Event monitors don't count: handling only queues their calls
+    /// (``MonitorEventQueue``). Read once per exchange.
     private func eventsRunInline() -> Bool {
         guard mayHandleEventsInline,
             environment.configuration.cache == nil,  // the cache's store writes files
@@ -319,7 +326,7 @@ final class TaskDelegate: TaskDriver {
         // Checked in place under the settings lock: a copy of every block would retain and
         // release each of them per request.
         return environment.settings.withLock { settings in
-            settings.monitors.isEmpty && !settings.hooks.watchExchanges
+            !settings.hooks.watchExchanges
         }
     }
 
@@ -356,7 +363,7 @@ final class TaskDelegate: TaskDriver {
             let expectedForHook = expected ?? progress.total(.upload)
             environment.hook { $0.taskDidSendBodyData }?(task, sent - previous, sent, expectedForHook)
         case .metricsUpdated(let metrics):
-            reportTimeline { $0.advance(to: metrics) }
+            reportTimeline(canWait: true) { $0.advance(to: metrics) }
         case .responseHead(let head):
             handleHead(head)
         case .bodyPart(let buffer):
@@ -383,7 +390,10 @@ final class TaskDelegate: TaskDriver {
             ($0.hooks.taskDidFinishCollectingMetrics, $0.monitors)
         }
         didFinishCollecting?(task, metrics)
-        monitors.forEach { $0.task(task, didFinishCollecting: metrics) }
+        if !monitors.isEmpty {
+            let task = self.task
+            tellMonitors { monitors.forEach { $0.task(task, didFinishCollecting: metrics) } }
+        }
         let action = run.withLock { run in
             let action = run.machine.exchangeEnded(error: error)
             if case .sendNextHop = action {

@@ -26,6 +26,8 @@ final class TaskEnvironment: Sendable {
     /// Logs, metrics and spans (``SessionConfiguration/observability``), or nil when none is
     /// configured: then tasks make no ``TaskObservation``.
     let observer: SessionObserver?
+    /// Where the event monitors hear the session's tasks while they run (``MonitorEventQueue``).
+    let monitorQueue = MonitorEventQueue()
 
     init(configuration: SessionConfiguration, settings: SessionSettingsStore, digestAuthenticator: DigestAuthenticator, registry: TaskRegistry) {
         self.configuration = configuration

@@ -5,9 +5,15 @@ public import FoundationNetworking
 #endif
 
 /// Receives a session's events, typed (Alamofire's `EventMonitor` is the model). Every method
-/// has an empty default; implement the ones you need. A task's events arrive on that task's
-/// own serial queue or the completion queue (resume and suspend: on the caller's thread),
-/// never on an event loop; different tasks' events arrive concurrently: be thread-safe.
+/// has an empty default; implement the ones you need.
+///
+/// Where the calls are made: never on an event loop. While a task runs, its calls are made one
+/// at a time, in order, on the session's monitor queue (one serial queue per manager, shared by
+/// its tasks: a slow monitor holds up the others' calls, never the network). A task's end (its
+/// `callEnd` event and ``taskDidComplete(_:response:responseObject:error:)``) is told after
+/// everything before it, where the task finishes (for an awaited call, before it returns; else
+/// on the task's queue and the completion queue); resume and suspend on the caller's thread. So
+/// calls for different tasks may arrive at once: be thread-safe.
 public protocol SessionEventMonitor: Sendable {
     /// A task was resumed.
     func taskDidResume(_ task: SessionTask)
@@ -29,13 +35,13 @@ public protocol SessionEventMonitor: Sendable {
     /// One step of `task`: a phase starting or ending (the call, the wait for a connection,
     /// name lookup, connect, TLS, the request's head and body, the response's head and body),
     /// a connection acquired or released, or a decision (redirect, authentication, retry,
-    /// cache, HSTS, replay). A task's events arrive one at a time, in order, on its own serial
-    /// queue, never on an event loop; the monitors a task reports to are those the manager
-    /// had when the task started. See ``TaskEvent``.
+    /// cache, HSTS, replay). A task's events arrive one at a time, in order, never on an event
+    /// loop (`callEnd` last, once the others were told); the monitors a task reports to are
+    /// those the manager had when the task started. See ``TaskEvent``.
     func task(_ task: SessionTask, didReceive event: TaskEvent)
     /// One exchange of `task` ended (each hop has one: the first request, each redirect, each
     /// answer to a challenge, each retry): the request as sent, the response head, the metrics.
-    /// After the exchange's events, on the task's serial queue. See ``TaskExchange``.
+    /// After the exchange's events, on the session's monitor queue. See ``TaskExchange``.
     func task(_ task: SessionTask, didFinishExchange exchange: TaskExchange)
     /// Whether this monitor takes ``task(_:didReceive:)`` and ``task(_:didFinishExchange:)``.
     /// Default `true`; a monitor that only wants the other events returns `false`, and a task
