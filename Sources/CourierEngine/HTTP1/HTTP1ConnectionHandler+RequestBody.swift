@@ -260,7 +260,9 @@ extension HTTP1ConnectionHandler {
     func requestSent(_ exchange: Exchange) {
         exchange.metrics.requestEnd = Date()
         exchange.lastActivity = .now()
-        reportMetrics(of: exchange)
+        // Sent whole, its start and end are one instant apart: the head's snapshot (or the
+        // failure's metrics) carries both, one snapshot per request fewer.
+        if !sendsHeadAndEndTogether(exchange.execution.request) { reportMetrics(of: exchange) }
         perform(stateMachine.requestBodySent())
     }
 

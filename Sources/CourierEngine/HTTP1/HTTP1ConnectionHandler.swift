@@ -291,8 +291,8 @@ final class HTTP1ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandle
         )
         exchange.metrics.requestStart = Date()
         exchange.metrics.requestHeaderBytesSent = Self.approximateSize(of: head)
-        // Sent whole, the request's end goes out below in this same call, and its snapshot
-        // (`requestSent`) carries the start too: one snapshot fewer per request.
+        // Sent whole, the request's end goes out below in this same call, and the head's
+        // snapshot carries its start and end (see `requestSent`).
         if !sendsHeadAndEndTogether(request) { reportMetrics(of: exchange) }
         if protocolName == "h2" {
             // An HTTP/2 stream can refuse the head without closing anything (a GOAWAY came
