@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import NIOCore
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 import Synchronization
 
@@ -126,7 +127,7 @@ final class WebSocketTaskRunner: TaskDriver {
         }
         switch received {
         case .text(let text): return .string(text)
-        case .binary(let bytes): return .data(Data(bytes.readableBytesView))
+        case .binary(let bytes): return .data(Self.data(bytes))
         case nil:
             let ending = await socket.ended()
             throw CourierError.webSocketFailed(url: url, error: .closed(code: ending.code, reason: ending.reason))
@@ -145,7 +146,7 @@ final class WebSocketTaskRunner: TaskDriver {
                     }
                     switch message {
                     case .text(let text): continuation.yield(.string(text))
-                    case .binary(let bytes): continuation.yield(.data(Data(bytes.readableBytesView)))
+                    case .binary(let bytes): continuation.yield(.data(Self.data(bytes)))
                     }
                 } catch is CancellationError {
                     continuation.finish(throwing: CourierError.cancelled(url: url))
@@ -404,6 +405,13 @@ final class WebSocketTaskRunner: TaskDriver {
         var retry = request
         retry.setValue(authorization, forHTTPHeaderField: "Authorization")
         return retry
+    }
+
+    /// A received binary message as `Data`, without copying it: the `Data` keeps the message's
+    /// buffer alive (the engine already copied a small message out of a larger read, so it holds
+    /// only its own bytes).
+    private static func data(_ bytes: ByteBuffer) -> Data {
+        bytes.getData(at: bytes.readerIndex, length: bytes.readableBytes, byteTransferStrategy: .noCopy) ?? Data(bytes.readableBytesView)
     }
 
     private func courierError(_ error: any Error) -> CourierError {

@@ -179,6 +179,37 @@ struct WebSocketTaskTests {
         socket.cancel(with: .normalClosure, reason: nil)
     }
 
+    /// Received binary messages are handed over without a copy: each must stay as it was while
+    /// later messages are read (into the same buffers) and after the socket closed.
+    @Test func receivedBinaryMessagesStayIntactWhileLaterOnesArrive() async throws {
+        try await TestServer.withRunning { server in
+            let socket = URLSessionManager().webSocketTask(with: try wsURL(server, "/ws/echo"))
+            socket.resume()
+            let sizes = [1, 32, 5_000, 65_536, 200_000, 7, 65_536]
+            var sent: [Data] = []
+            var kept: [Data] = []
+            for (index, size) in sizes.enumerated() {
+                let message = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+                sent.append(message)
+                try await socket.send(.data(message))
+            }
+            for _ in sizes {
+                guard case .data(let data) = try await socket.receive() else {
+                    Issue.record("expected a binary message")
+                    return
+                }
+                kept.append(data)
+            }
+            socket.cancel(with: .normalClosure, reason: nil)
+            for (index, message) in sent.enumerated() {
+                #expect(kept[index] == message, "message \(index) (\(message.count) bytes)")
+            }
+            var mutated = kept[3]
+            mutated[0] ^= 0xFF
+            #expect(kept[3] == sent[3], "a copy changed by its holder leaves the received message alone")
+        }
+    }
+
     @Test func aWrongPinRefusesTheHandshake() async throws {
         try await TestServer.withRunning(.init(tls: .valid)) { server in
             var configuration = SessionConfiguration()
