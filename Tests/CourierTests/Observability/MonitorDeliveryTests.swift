@@ -74,6 +74,21 @@ struct MonitorDeliveryTests {
         "responseBodyStart", "responseBodyEnd", "connectionReleased", "callEnd",
     ]
 
+    /// A manager that takes any body as data, with `recorder` attached.
+    private static func manager(_ recorder: PerTaskRecorder) -> URLSessionManager {
+        let manager = URLSessionManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.addEventMonitor(recorder)
+        return manager
+    }
+
+    /// `/drip`: the head and the first of `bytes` bytes at once, the rest spread over `seconds`.
+    private static func drip(_ server: TestServer, bytes: Int, over seconds: String) -> URLRequest {
+        URLRequest(url: server.baseURL.appending(path: "drip").appending(queryItems: [
+            URLQueryItem(name: "numbytes", value: String(bytes)), URLQueryItem(name: "duration", value: seconds),
+        ]))
+    }
+
     @Test func sixtyFourCallsAtOnceEachHearTheirOwnEventsInOrderBeforeTheyReturn() async throws {
         try await TestServer.withRunning { server in
             let recorder = PerTaskRecorder()
@@ -121,14 +136,10 @@ struct MonitorDeliveryTests {
     func aResponseHeadIsHeardWhileItsBodyIsStillComing(completionHandler: Bool) async throws {
         try await TestServer.withRunning { server in
             let recorder = PerTaskRecorder()
-            let manager = URLSessionManager()
-            manager.responseSerializer = HTTPResponseSerializer()
-            manager.addEventMonitor(recorder)
+            let manager = Self.manager(recorder)
             defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
             // The head and the first byte now, the last of 4 bytes 3 s later.
-            let request = URLRequest(url: server.baseURL.appending(path: "drip").appending(queryItems: [
-                URLQueryItem(name: "numbytes", value: "4"), URLQueryItem(name: "duration", value: "4"),
-            ]))
+            let request = Self.drip(server, bytes: 4, over: "4")
             if completionHandler {
                 let status: Int? = await withCheckedContinuation { continuation in
                     manager.dataTask(with: request, completionHandler: { response, _, _ in
@@ -152,13 +163,9 @@ struct MonitorDeliveryTests {
         try await TestServer.withRunning { server in
             // The monitor is still busy with the head when the body's last byte comes.
             let recorder = PerTaskRecorder(headDelay: .milliseconds(600))
-            let manager = URLSessionManager()
-            manager.responseSerializer = HTTPResponseSerializer()
-            manager.addEventMonitor(recorder)
+            let manager = Self.manager(recorder)
             defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-            let request = URLRequest(url: server.baseURL.appending(path: "drip").appending(queryItems: [
-                URLQueryItem(name: "numbytes", value: "2"), URLQueryItem(name: "duration", value: "0.2"),
-            ]))
+            let request = Self.drip(server, bytes: 2, over: "0.2")
             if completionHandler {
                 let heard: [String] = await withCheckedContinuation { continuation in
                     manager.dataTask(with: request, completionHandler: { _, _, _ in
