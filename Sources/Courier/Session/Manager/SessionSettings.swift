@@ -21,6 +21,8 @@ struct SessionSettings {
     var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ServerTrustDisposition)?
     var hooks = SessionHooks()
     var monitors: [any SessionEventMonitor] = []
+    /// The `monitors` that take task events (``SessionEventMonitor/receivesTaskEvents``), in order.
+    var taskEventMonitors: [any SessionEventMonitor] = []
     /// ``URLSessionManager/interceptor``.
     var interceptor: (any RequestInterceptor)?
 }

@@ -158,7 +158,11 @@ public class URLSessionManager: @unchecked Sendable {
 
     /// Adds an event monitor; it receives every task's events from now on.
     public func addEventMonitor(_ monitor: any SessionEventMonitor) {
-        settings.withLock { $0.monitors.append(monitor) }
+        let takesEvents = monitor.receivesTaskEvents
+        settings.withLock { settings in
+            settings.monitors.append(monitor)
+            if takesEvents { settings.taskEventMonitors.append(monitor) }
+        }
     }
 
     var hooks: SessionHooks { settings.withLock { $0.hooks } }
