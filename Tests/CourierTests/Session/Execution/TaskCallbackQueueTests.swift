@@ -184,4 +184,82 @@ struct TaskCallbackQueueTests {
         _ = resumeArrived.wait(timeout: .now() + 60)
         #expect(calls.withLock { $0.last } == false, "reading stayed paused: \(calls.withLock { $0 })")
     }
+
+    // MARK: - Monitor calls
+
+    /// Waits until `condition` holds, checking from a dispatch thread (the monitor queue runs there).
+    private static func eventually(_ condition: @escaping @Sendable () -> Bool) async {
+        while !condition() { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    @Test func monitorCallsToldOutsideABurstGoToTheMonitorQueueAtOnce() async {
+        let queue = TaskCallbackQueue(label: "test")
+        let made = Mutex<[Int]>([])
+        queue.tellMonitors { made.withLock { $0.append(1) } }
+        queue.tellMonitors { made.withLock { $0.append(2) } }
+        await Self.eventually { made.withLock { $0.count == 2 } }
+        #expect(made.withLock { $0 } == [1, 2])
+        let (waiting, _) = queue.takeMonitorCalls()
+        #expect(waiting.isEmpty)
+    }
+
+    @Test func monitorCallsToldDuringABurstWaitForItsEndOrAreTakenByTheTasksEnd() async {
+        let queue = TaskCallbackQueue(label: "test")
+        let made = Mutex<[String]>([])
+        // Handled by the queue's own thread (not inline): the calls go out when the burst ends.
+        queue.deliver(Self.body(1), setReadingPaused: { _ in }) { _ in
+            queue.tellMonitors { made.withLock { $0.append("head") } }
+            #expect(made.withLock { $0 }.isEmpty, "not while the burst is handled")
+        }
+        await Self.eventually { made.withLock { $0 == ["head"] } }
+
+        // A burst that ends the task: its end takes the calls and makes them itself.
+        let taken = Mutex<[TaskCallbackQueue.MonitorCalls]>([])
+        let ended = DispatchSemaphore(value: 0)
+        queue.deliver(Self.body(1), setReadingPaused: { _ in }) { _ in
+            queue.tellMonitors { made.withLock { $0.append("end") } }
+            let (waiting, queued) = queue.takeMonitorCalls()
+            #expect(!queued, "the head's calls were made already")
+            taken.withLock { $0 = waiting }
+            ended.signal()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                ended.wait()
+                continuation.resume()
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(made.withLock { $0 } == ["head"], "taken calls are not sent to the monitor queue")
+        for calls in taken.withLock({ $0 }) { calls() }
+        #expect(made.withLock { $0 } == ["head", "end"])
+    }
+
+    @Test func monitorCallsThatCanWaitRideWithTheNextDueOnes() async {
+        let queue = TaskCallbackQueue(label: "test")
+        let made = Mutex<[String]>([])
+        queue.tellMonitors({ made.withLock { $0.append("snapshot") } }, canWait: true)
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(made.withLock { $0 }.isEmpty, "a call that can wait starts nothing")
+        queue.tellMonitors { made.withLock { $0.append("head") } }
+        await Self.eventually { made.withLock { $0.count == 2 } }
+        #expect(made.withLock { $0 } == ["snapshot", "head"])
+    }
+
+    @Test func theEndWaitsForCallsStillOnTheMonitorQueue() async {
+        let monitors = MonitorEventQueue()
+        let queue = TaskCallbackQueue(label: "test", monitorQueue: monitors)
+        let gate = DispatchSemaphore(value: 0)
+        let made = Mutex<[String]>([])
+        queue.tellMonitors {
+            gate.wait()
+            made.withLock { $0.append("slow") }
+        }
+        let (waiting, queued) = queue.takeMonitorCalls()
+        #expect(waiting.isEmpty && queued, "the slow call is on the monitor queue")
+        queue.afterQueuedMonitorCalls { made.withLock { $0.append("end") } }
+        gate.signal()
+        await Self.eventually { made.withLock { $0.count == 2 } }
+        #expect(made.withLock { $0 } == ["slow", "end"])
+    }
 }
