@@ -8,7 +8,7 @@ import NIOHTTP1
 import Synchronization
 
 /// Runs an awaited data task straight on the engine, for a manager that has nothing a
-/// ``TaskDelegate`` exists for (see ``TaskEnvironment/runsAwaitedTasksDirectly``): the awaiting
+/// ``TaskDelegate`` exists for (see ``TaskEnvironment/awaitedTaskRunner``): the awaiting
 /// Swift task sends each hop and waits for its end; the engine's events are handled where they
 /// arrive (an event loop), with no callback queue, no thread hop and no reads of the manager's
 /// settings per event.
@@ -65,15 +65,19 @@ final class DirectTaskRunner: TaskDriver {
 
     let task: DataTask
     let environment: TaskEnvironment
+    /// Whether the manager had event monitors (none taking task events) when the task was made:
+    /// they hear each hop's metrics from the awaiting Swift task.
+    private let monitored: Bool
     /// The request body's length, when known (the upload total).
     private let bodyLength: Int64?
     private let state: Mutex<State>
     /// Posts the task's resumes, suspensions and completion in the order of their transitions.
     let outbox = TaskNotificationOutbox()
 
-    init(task: DataTask, body: RequestBody?, environment: TaskEnvironment) {
+    init(task: DataTask, body: RequestBody?, environment: TaskEnvironment, monitored: Bool) {
         self.task = task
         self.environment = environment
+        self.monitored = monitored
         let machine = TaskStateMachine(
             destination: .memory, maximumRedirects: environment.configuration.maximumRedirects,
             maximumBodySize: environment.configuration.maximumResponseBodySize)
@@ -225,12 +229,22 @@ final class DirectTaskRunner: TaskDriver {
             case .notSent(let error):
                 return Ended(error: error)
             case .ended(let action):
+                if monitored { reportCollectedMetrics() }
                 switch step(after: action, request: request) {
                 case .send(let next): request = next
                 case .finished(let ended): return ended
                 }
             }
         }
+    }
+
+    /// Tells the monitors the hop's metrics, from the awaiting Swift task (off the event loops,
+    /// before the task's end), as a ``TaskDelegate`` tells them at each exchange's end.
+    @inline(never)
+    private func reportCollectedMetrics() {
+        guard let metrics = task.snapshot.withLock({ $0.metrics }) else { return }
+        let task = self.task
+        for monitor in environment.monitors { monitor.task(task, didFinishCollecting: metrics) }
     }
 
     /// What follows a hop that ended with `action`: a redirect's request (its body replayed as
@@ -450,10 +464,11 @@ final class DirectTaskRunner: TaskDriver {
 
 extension URLSessionManager {
     /// Registers a data task for `request` run by a ``DirectTaskRunner`` (the caller checked
-    /// ``TaskEnvironment/runsAwaitedTasksDirectly``); not started: ``DirectTaskRunner/exchange()`` starts it.
-    func registerDirectTask(_ request: URLRequest) -> (DataTask, DirectTaskRunner) {
+    /// ``TaskEnvironment/awaitedTaskRunner``); not started: ``DirectTaskRunner/exchange()`` starts it.
+    /// `monitored`: see ``TaskEnvironment/AwaitedTaskRunner/direct(monitored:)``.
+    func registerDirectTask(_ request: URLRequest, monitored: Bool) -> (DataTask, DirectTaskRunner) {
         register({ DataTask(taskIdentifier: $0, request: request) }) { [environment] task in
-            DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment)
+            DirectTaskRunner(task: task, body: Self.body(of: request), environment: environment, monitored: monitored)
         }
     }
 }

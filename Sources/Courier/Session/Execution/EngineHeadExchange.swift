@@ -62,8 +62,8 @@ extension URLSessionManager {
     {
         // Two separate functions: an async function's frame holds every value either path keeps
         // across a suspension, and the delegate path's setup would more than double the direct one's.
-        if interceptor == nil, environment.runsAwaitedTasksDirectly {
-            return try await runDirectly(request, registered: registered)
+        if interceptor == nil, case .direct(let monitored) = environment.awaitedTaskRunner {
+            return try await runDirectly(request, monitored: monitored, registered: registered)
         }
         return try await runOnDelegate(request, interceptor: interceptor, registered: registered)
     }
@@ -94,12 +94,15 @@ extension URLSessionManager {
 
     /// ``runKeepingEngineHead(_:interceptor:registered:)`` on a ``DirectTaskRunner``: the same task,
     /// notifications and result, without a ``TaskDelegate``.
-    private func runDirectly(_ request: URLRequest, registered: (@Sendable (DataTask) -> Void)?) async throws -> EngineHeadOutcome {
-        let (task, runner) = registerDirectTask(request)
+    private func runDirectly(_ request: URLRequest, monitored: Bool, registered: (@Sendable (DataTask) -> Void)?) async throws -> EngineHeadOutcome {
+        let (task, runner) = registerDirectTask(request, monitored: monitored)
         registered?(task)
         let ended = await runner.exchange()
-        // As a data task's end: the raw body is the object (no serializer runs for a task that keeps the engine head).
-        runner.finish(response: nil, object: ended.error == nil ? ended.data : nil, error: ended.error, data: ended.data, serializer: nil)
+        // As a data task's end: the raw body is the object (no serializer runs for a task that
+        // keeps the engine head), and the response is made only for the monitors.
+        runner.finish(
+            response: monitored && ended.hasResponse ? task.response : nil, object: ended.error == nil ? ended.data : nil,
+            error: ended.error, data: ended.data, serializer: nil)
         if let error = ended.error { throw error }
         // The final head, its URL and the metrics, read once from the task (see ``DirectTaskRunner/Ended``).
         let (head, url, metrics) = task.snapshot.withLock { ($0.head, $0.responseURL, $0.metrics) }

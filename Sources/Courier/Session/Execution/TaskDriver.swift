@@ -6,7 +6,8 @@ import FoundationNetworking
 /// What runs a ``SessionTask``: the object its public controls (resume, suspend, cancel,
 /// progress) reach. ``TaskDelegate`` runs every kind of task with everything a manager offers;
 /// ``DirectTaskRunner`` runs an awaited data task when the manager has nothing that needs
-/// the delegate (no interceptor, cache, observability, monitor, exchange block or credential).
+/// the delegate (no interceptor, cache, observability, monitor taking task events, exchange
+/// block or credential).
 protocol TaskDriver: AnyObject, Sendable {
     /// What the task runs with, captured from its manager.
     var environment: TaskEnvironment { get }

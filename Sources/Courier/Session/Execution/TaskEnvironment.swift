@@ -60,15 +60,26 @@ final class TaskEnvironment: Sendable {
     /// The schemes it may answer (``URLSessionManager/credentialSchemes``).
     var credentialSchemes: AuthenticationSchemes { settings.withLock { $0.credentialSchemes } }
 
-    /// Whether an awaited data task may run on ``DirectTaskRunner`` instead of a
-    /// ``TaskDelegate``: nothing is configured that the delegate's generality exists for (an
-    /// interceptor, the HTTP cache, observability, an event monitor, a block an exchange calls,
-    /// the session credential). Read when such a task is made.
-    var runsAwaitedTasksDirectly: Bool {
-        guard configuration.cache == nil, observer == nil else { return false }
+    /// Where an awaited data task runs.
+    enum AwaitedTaskRunner {
+        /// On a ``TaskDelegate``.
+        case delegate
+        /// On a ``DirectTaskRunner``; `monitored`: event monitors are attached (none of them
+        /// takes task events), so the runner tells them each hop's metrics.
+        case direct(monitored: Bool)
+    }
+
+    /// Where an awaited data task runs: on ``DirectTaskRunner`` unless something is configured
+    /// that the delegate's generality exists for (an interceptor, the HTTP cache, observability,
+    /// an event monitor that takes task events, a block an exchange calls, the session
+    /// credential). Read when such a task is made.
+    var awaitedTaskRunner: AwaitedTaskRunner {
+        guard configuration.cache == nil, observer == nil else { return .delegate }
         return settings.withLock { settings in
-            settings.interceptor == nil && settings.monitors.isEmpty && settings.credential == nil
-                && !settings.hooks.watchExchanges
+            guard settings.interceptor == nil, settings.taskEventMonitors.isEmpty, settings.credential == nil,
+                !settings.hooks.watchExchanges
+            else { return .delegate }
+            return .direct(monitored: !settings.monitors.isEmpty)
         }
     }
 

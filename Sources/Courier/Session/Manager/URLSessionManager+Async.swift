@@ -46,8 +46,8 @@ extension URLSessionManager {
     func run(_ request: URLRequest, serializer: (any ResponseSerializer)?, interceptor: (any RequestInterceptor)?) async throws
         -> (object: (any Sendable)?, response: HTTPURLResponse)
     {
-        if interceptor == nil, environment.runsAwaitedTasksDirectly {
-            return try await runDirectly(request, serializer: serializer)
+        if interceptor == nil, case .direct(let monitored) = environment.awaitedTaskRunner {
+            return try await runDirectly(request, serializer: serializer, monitored: monitored)
         }
         let outcome = Mutex<Result<(object: (any Sendable)?, response: HTTPURLResponse), any Error>?>(nil)
         let setup = TaskSetup(
@@ -72,10 +72,10 @@ extension URLSessionManager {
 
     /// ``run(_:serializer:interceptor:)`` on a ``DirectTaskRunner``: the same task, serializer,
     /// notifications and result, without a ``TaskDelegate``.
-    private func runDirectly(_ request: URLRequest, serializer: (any ResponseSerializer)?) async throws
+    private func runDirectly(_ request: URLRequest, serializer: (any ResponseSerializer)?, monitored: Bool) async throws
         -> (object: (any Sendable)?, response: HTTPURLResponse)
     {
-        let (task, runner) = registerDirectTask(request)
+        let (task, runner) = registerDirectTask(request, monitored: monitored)
         let ended = await runner.exchange()
         let serializer = serializer ?? environment.responseSerializer
         var object: (any Sendable)?
