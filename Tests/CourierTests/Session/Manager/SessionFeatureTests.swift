@@ -5,6 +5,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -72,6 +73,29 @@ struct SessionFeatureTests {
             #expect(events.count == 3)
             #expect(events.first?.hasPrefix("resume") == true)
             #expect(events.last?.hasPrefix("complete") == true)
+            #expect(events.last?.hasSuffix("200") == true)
+        }
+    }
+
+    /// A monitor that takes no task events leaves an awaited call on the lean direct path; it
+    /// still hears every hop's metrics and the response, in order, before the call returns.
+    @Test func aMonitorWithoutTaskEventsHearsEveryHopAndTheResponseBeforeTheCallReturns() async throws {
+        try await TestServer.withRunning { server in
+            let manager = URLSessionManager()
+            let monitor = RecordingMonitor()
+            manager.addEventMonitor(monitor)
+            _ = try await manager.data(for: URLRequest(url: server.sessionURL("/redirect/2")))
+            var events = monitor.events.withLock { $0 }
+            #expect(events.map { $0.split(separator: " ")[0] } == ["resume", "metrics", "metrics", "metrics", "complete"])
+            #expect(events.last?.hasSuffix("200") == true)
+
+            // The typed entry point keeps the engine's head and makes no HTTPURLResponse of its
+            // own; the monitor still gets one.
+            let request = HTTPRequest(method: .get, url: server.sessionURL("/get"))
+            let (_, response) = try await manager.data(for: request)
+            #expect(response.status == .ok)
+            events = monitor.events.withLock { $0 }
+            #expect(events.suffix(3).map { $0.split(separator: " ")[0] } == ["resume", "metrics", "complete"])
             #expect(events.last?.hasSuffix("200") == true)
         }
     }
