@@ -7,13 +7,14 @@ public import FoundationNetworking
 /// Receives a session's events, typed (Alamofire's `EventMonitor` is the model). Every method
 /// has an empty default; implement the ones you need.
 ///
-/// Where the calls are made: never on an event loop. While a task runs, its calls are made one
-/// at a time, in order, on the session's monitor queue (one serial queue per manager, shared by
-/// its tasks: a slow monitor holds up the others' calls, never the network). A task's end (its
-/// `callEnd` event and ``taskDidComplete(_:response:responseObject:error:)``) is told after
-/// everything before it, where the task finishes (for an awaited call, before it returns; else
-/// on the task's queue and the completion queue); resume and suspend on the caller's thread. So
-/// calls for different tasks may arrive at once: be thread-safe.
+/// Where the calls are made: never on an event loop, and one task's one at a time, in order.
+/// Resume, suspend and `callStart` on the thread that calls them; while the task runs, on the
+/// session's monitor queue (one serial queue per manager, shared by its tasks: a slow monitor
+/// holds up the others' calls, never the network); what its end comes before (the last of its
+/// events, `callEnd`, ``taskDidComplete(_:response:responseObject:error:)``) where the task
+/// finishes: for an awaited call, in the awaiting Swift task before the call returns; else on the
+/// task's queue and the completion queue. Calls for different tasks may arrive at once: be
+/// thread-safe.
 public protocol SessionEventMonitor: Sendable {
     /// A task was resumed.
     func taskDidResume(_ task: SessionTask)
