@@ -19,15 +19,6 @@ struct TaskEventState {
     /// redirect's included), for its ``TaskExchange``.
     var sent: (method: String, url: URL, headers: HTTPHeaders)?
     var head: HTTPResponseHead?
-    /// The monitor calls made and not yet handed to the monitors, oldest first (see
-    /// ``TaskDelegate/deliverPendingMonitorCalls()``).
-    var pending: [PendingMonitorCall] = []
-}
-
-/// One monitor call a task made: an event for its event monitors, or any other call.
-enum PendingMonitorCall: Sendable {
-    case event(TaskEvent)
-    case call(@Sendable () -> Void)
 }
 
 /// Where a task's ``TaskEvent``s are made and delivered. Every event reaches the monitors one at a
@@ -43,47 +34,19 @@ extension TaskDelegate {
     /// Whether this task reports events (it had monitors when it started).
     var reportsEvents: Bool { eventsOn.load(ordering: .relaxed) }
 
-    /// Makes `calls` (monitor calls) behind the task's earlier ones, off the event loops.
+    /// Makes `calls` (monitor calls) behind the task's earlier ones, off the event loops (see
+    /// ``TaskCallbackQueue/tellMonitors(_:canWait:)``).
     func tellMonitors(_ calls: @escaping @Sendable () -> Void, canWait: Bool = false) {
-        let first = run.withLock { run in
-            run.events.pending.append(.call(calls))
-            return run.events.pending.count == 1
-        }
-        pendingMonitorCallsAdded(first: first, canWait: canWait)
-    }
-
-    /// Calls were added to ``TaskEventState/pending``: when they are the first there, a drain
-    /// of them goes to the callback queue (``TaskCallbackQueue/tellMonitors(_:canWait:)``: the
-    /// end of the burst, the monitor queue, or the task's end); else the drain already there
-    /// takes them too (and is due now unless they `canWait`). One drain per burst, not one
-    /// closure per event.
-    private func pendingMonitorCallsAdded(first: Bool, canWait: Bool) {
         toldMonitors.store(true, ordering: .releasing)
-        if first {
-            callbacks.tellMonitors({ [self] in deliverPendingMonitorCalls() }, canWait: canWait)
-        } else if !canWait {
-            callbacks.monitorCallsAreDue()
-        }
+        callbacks.tellMonitors(calls, canWait: canWait)
     }
 
-    /// Makes every monitor call the task made so far and no drain made yet, in order. Drains run
-    /// one at a time (on the monitor queue, or where the task ends, after it), so each makes the
-    /// next stretch of the task's calls.
-    func deliverPendingMonitorCalls() {
-        let (pending, monitors) = run.withLock { run in
-            var taken: [PendingMonitorCall] = []
-            swap(&taken, &run.events.pending)
-            return (taken, run.events.monitors)
-        }
+    /// Makes `call` for each of `monitors` (the manager's, read by the caller) with this task,
+    /// behind the task's earlier monitor calls; nothing when there are none.
+    func tellEach(_ monitors: [any SessionEventMonitor], _ call: @escaping @Sendable (any SessionEventMonitor, SessionTask) -> Void) {
+        guard !monitors.isEmpty else { return }
         let task = self.task
-        for item in pending {
-            switch item {
-            case .event(let event):
-                for monitor in monitors { monitor.task(task, didReceive: event) }
-            case .call(let call):
-                call()
-            }
-        }
+        tellMonitors { for monitor in monitors { call(monitor, task) } }
     }
 
     /// The task starts: reads the monitors and reports `callStart`, right here (the resuming
@@ -116,31 +79,32 @@ extension TaskDelegate {
 
     /// Reports `kind`: queued for the monitors behind the task's earlier events.
     func reportEvent(_ kind: TaskEvent.Kind, date: Date = Date()) {
-        let first = run.withLock { run -> Bool? in
-            guard !run.events.monitors.isEmpty else { return nil }
-            run.events.pending.append(.event(TaskEvent(kind: kind, date: date, hop: max(run.events.hop, 0))))
-            return run.events.pending.count == 1
-        }
-        if let first { pendingMonitorCallsAdded(first: first, canWait: false) }
+        let (monitors, hop) = run.withLock { ($0.events.monitors, max($0.events.hop, 0)) }
+        guard !monitors.isEmpty else { return }
+        let task = self.task
+        let event = TaskEvent(kind: kind, date: date, hop: hop)
+        tellMonitors { for monitor in monitors { monitor.task(task, didReceive: event) } }
     }
 
     /// Advances the current exchange's timeline with `step` and reports what it brings.
     /// `canWait`: see ``TaskCallbackQueue/tellMonitors(_:canWait:)``.
     func reportTimeline(canWait: Bool = false, _ step: (inout TaskEventTimeline) -> [TaskEventTimeline.Entry]) {
-        let first = run.withLock { run -> Bool? in
-            guard !run.events.monitors.isEmpty, var timeline = run.events.timeline else { return nil }
+        let (monitors, hop, entries): ([any SessionEventMonitor], Int, [TaskEventTimeline.Entry]) = run.withLock { run in
+            guard !run.events.monitors.isEmpty, var timeline = run.events.timeline else { return ([], 0, []) }
             run.events.timeline = nil  // the only copy is mutated in place
             let entries = step(&timeline)
             run.events.timeline = timeline
-            guard !entries.isEmpty else { return nil }
-            let wasEmpty = run.events.pending.isEmpty
-            if wasEmpty { run.events.pending.reserveCapacity(16) }
-            for entry in entries {
-                run.events.pending.append(.event(TaskEvent(kind: entry.kind, date: entry.date, hop: run.events.hop)))
-            }
-            return wasEmpty
+            return (run.events.monitors, run.events.hop, entries)
         }
-        if let first { pendingMonitorCallsAdded(first: first, canWait: canWait) }
+        guard !entries.isEmpty else { return }
+        let task = self.task
+        tellMonitors(
+            {
+                for entry in entries {
+                    let event = TaskEvent(kind: entry.kind, date: entry.date, hop: hop)
+                    for monitor in monitors { monitor.task(task, didReceive: event) }
+                }
+            }, canWait: canWait)
     }
 
     /// A body chunk was handled: `responseBodyStart` for the exchange's first one. Per chunk:

@@ -25,17 +25,15 @@ private final class PerTaskRecorder: SessionEventMonitor {
         var completions = 0
     }
     private let state = Mutex(State())
-    /// Blocks the monitor queue this long on `responseHeadersEnd` (a slow monitor).
-    private let headDelay: Duration
+    /// Blocks the monitor queue this many seconds on `responseHeadersEnd` (a slow monitor).
+    private let headDelay: TimeInterval
 
-    init(headDelay: Duration = .zero) {
+    init(headDelay: TimeInterval = 0) {
         self.headDelay = headDelay
     }
 
     func task(_ task: SessionTask, didReceive event: TaskEvent) {
-        if event.kind.name == "responseHeadersEnd", headDelay > .zero {
-            Thread.sleep(forTimeInterval: Double(headDelay.components.attoseconds) / 1e18 + Double(headDelay.components.seconds))
-        }
+        if event.kind.name == "responseHeadersEnd", headDelay > 0 { Thread.sleep(forTimeInterval: headDelay) }
         let id = task.taskIdentifier
         state.withLock { state in
             if !state.inside.insert(id).inserted { state.overlapped = true }
@@ -162,7 +160,7 @@ struct MonitorDeliveryTests {
     func aSlowMonitorHasHeardEverythingWhenTheCallEnds(completionHandler: Bool) async throws {
         try await TestServer.withRunning { server in
             // The monitor is still busy with the head when the body's last byte comes.
-            let recorder = PerTaskRecorder(headDelay: .milliseconds(600))
+            let recorder = PerTaskRecorder(headDelay: 0.6)
             let manager = Self.manager(recorder)
             defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
             let request = Self.drip(server, bytes: 2, over: "0.2")

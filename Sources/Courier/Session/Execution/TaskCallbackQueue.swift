@@ -235,16 +235,6 @@ final class TaskCallbackQueue: Sendable {
         }
     }
 
-    /// The monitor calls already given (``tellMonitors(_:canWait:)``, which could wait) must now
-    /// be made at the end of the burst, or at once when no burst is being handled.
-    func monitorCallsAreDue() {
-        state.withLock { state in
-            guard !state.monitorCalls.isEmpty else { return }
-            state.monitorCallsDue = true
-            if !state.draining { sendMonitorCalls(&state) }
-        }
-    }
-
     /// For the task's end: the monitor calls still waiting (to make before the end's own), and
     /// whether some of the task's calls are still on the monitor queue (then the end must wait
     /// for it: ``afterQueuedMonitorCalls(_:)``).

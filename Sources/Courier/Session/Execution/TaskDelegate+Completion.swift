@@ -19,12 +19,15 @@ extension TaskDelegate {
         }
         guard let (data, sink) = taken else { return }
         progress.finish()
+        guard monitored.load(ordering: .relaxed) || toldMonitors.load(ordering: .acquiring) else {
+            let work: @Sendable () -> Void = { [self] in
+                self.finish(hasResponse: withResponse, data: data, sink: sink, error: error, monitorCalls: [])
+            }
+            if let finisher { finisher(work) } else { callbacks.async(work) }  // after the task's last progress call
+            return
+        }
         let work: @Sendable ([TaskCallbackQueue.MonitorCalls]) -> Void = { [self] monitorCalls in
             self.finish(hasResponse: withResponse, data: data, sink: sink, error: error, monitorCalls: monitorCalls)
-        }
-        guard monitored.load(ordering: .relaxed) || toldMonitors.load(ordering: .acquiring) else {
-            if let finisher { finisher { work([]) } } else { callbacks.async { work([]) } }  // after the task's last progress call
-            return
         }
         // With monitors, the end comes after the task's monitor calls so far: those still waiting
         // are made first thing where it finishes, and those already on the monitor queue before

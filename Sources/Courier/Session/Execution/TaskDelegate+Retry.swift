@@ -153,11 +153,7 @@ extension TaskDelegate {
     ) async {
         guard let request = task.currentRequest else { return giveUp() }
         guard prepareBodyForNextHop(request, previousMethod: request.httpMethod ?? "GET") else { return giveUp() }
-        let monitors = environment.monitors
-        if !monitors.isEmpty {
-            let task = self.task
-            tellMonitors { for monitor in monitors { monitor.task(task, willRetry: request, after: delay, dueTo: error) } }
-        }
+        tellEach(environment.monitors) { $0.task($1, willRetry: request, after: delay, dueTo: error) }
         reportEvent(.decision(.retryDecided(delay: delay, reason: error.localizedDescription)))
         observation?.willRetry(after: delay, dueTo: error)
         // Never past the task's deadline: the retry then ends at once with the deadline timeout.

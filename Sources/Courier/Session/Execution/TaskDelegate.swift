@@ -390,10 +390,7 @@ final class TaskDelegate: TaskDriver {
             ($0.hooks.taskDidFinishCollectingMetrics, $0.monitors)
         }
         didFinishCollecting?(task, metrics)
-        if !monitors.isEmpty {
-            let task = self.task
-            tellMonitors { monitors.forEach { $0.task(task, didFinishCollecting: metrics) } }
-        }
+        tellEach(monitors) { $0.task($1, didFinishCollecting: metrics) }
         let action = run.withLock { run in
             let action = run.machine.exchangeEnded(error: error)
             if case .sendNextHop = action {

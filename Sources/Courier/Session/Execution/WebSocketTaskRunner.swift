@@ -411,7 +411,7 @@ final class WebSocketTaskRunner: TaskDriver {
     /// buffer alive (the engine already copied a small message out of a larger read, so it holds
     /// only its own bytes).
     private static func data(_ bytes: ByteBuffer) -> Data {
-        bytes.getData(at: bytes.readerIndex, length: bytes.readableBytes, byteTransferStrategy: .noCopy) ?? Data(bytes.readableBytesView)
+        Data(buffer: bytes, byteTransferStrategy: .noCopy)
     }
 
     private func courierError(_ error: any Error) -> CourierError {

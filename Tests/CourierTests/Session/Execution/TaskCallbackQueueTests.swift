@@ -187,9 +187,17 @@ struct TaskCallbackQueueTests {
 
     // MARK: - Monitor calls
 
-    /// Waits until `condition` holds, checking from a dispatch thread (the monitor queue runs there).
+    /// Waits until `condition` holds (the monitor queue runs on a thread of its own); records an
+    /// issue instead of hanging when it never does.
     private static func eventually(_ condition: @escaping @Sendable () -> Bool) async {
-        while !condition() { try? await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the monitor calls were not made within 30 s")
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     @Test func monitorCallsToldOutsideABurstGoToTheMonitorQueueAtOnce() async {
